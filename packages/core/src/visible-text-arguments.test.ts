@@ -231,6 +231,33 @@ describe('visibleArguments', () => {
     expect(visibleArguments('terminal', { command: 'ls', constructor: 1 }, { schema: { properties: { command: {} } } }).undeclaredCount).toBe(1);
   });
 
+  // Found in review: a value of several lines was read as text, not a name, so its second line went unmarked where
+  // the same line alone was marked: an MCP tool's list of paths or addresses, one a line or a JSON array.
+  it('checks each line of a value named as a path, a file or an address as a one-line value is', () => {
+    const lines = ['notes.txt', '\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4', 'ran\u2024log', 'cafe\u0301.txt', 'https://\u0430\u0440\u0440\u04CF\u0435.com/x.sh'];
+    const alone = lines.map((line) => flat(visibleArguments('files__read', { path: line }).others[0]!.value));
+    expect(alone).toStrictEqual([
+      'notes.txt',
+      '\\u{3A4}\\u{39F}\\u{39A}\\u{395}\\u{39D}.\\u{3A4}\\u{3A7}\\u{3A4}',
+      'ran\\u{2024}log',
+      'cafe\\u{301}.txt',
+      'https://\\u{430}\\u{440}\\u{440}\\u{4CF}\\u{435}.com/x.sh',
+    ]);
+    for (const name of ['path', 'paths', 'file_path', 'targetUrl', 'urls', 'files', 'output_dir']) {
+      const shown = visibleArguments('files__read', { [name]: lines.join('\n') });
+      expect({ name, value: flat(shown.others[0]!.value), hidden: shown.hiddenCount }).toStrictEqual({ name, value: alone.join('\n'), hidden: 15 });
+      // A line end before or after the value does not make it text either.
+      expect({ name, value: flat(visibleArguments('files__read', { [name]: `\n${lines[2]}\n` }).others[0]!.value) }).toStrictEqual({ name, value: `\n${alone[2]}\n` });
+      // Nor does JSON, which puts each string on a line of its own.
+      const json = visibleArguments('files__read', { [name]: lines });
+      expect({ name, value: flat(json.others[0]!.value), hidden: json.hiddenCount }).toStrictEqual({ name, value: `[\n${alone.map((line) => `  "${line}"`).join(',\n')}\n]`, hidden: 15 });
+    }
+    // A file's content, a message: text, whose Greek capitals and dot leaders are the writer's own.
+    for (const name of ['content', 'file_content', 'message']) {
+      expect({ name, hidden: visibleArguments('files__write', { [name]: `x\n${lines.slice(1, 3).join('\n')}` }).hiddenCount }).toStrictEqual({ name, hidden: 0 });
+    }
+  });
+
   property.prop([fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }))])(
     'a string argument is shown losslessly, and every hidden character is counted',
     (args) => {

@@ -149,12 +149,33 @@ const CODE_NAME_WORDS: ReadonlySet<string> = new Set([
   'source', 'src', 'cell', 'notebook', 'lambda', 'function', 'func', 'formula', 'macro', 'template', 'payload',
 ]);
 
-function namedAsCode(name: string): boolean {
+function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
-    .some((word) => CODE_NAME_WORDS.has(word));
+    .filter((word) => word !== '');
+}
+
+function namedAsCode(name: string): boolean {
+  return nameWords(name).some((word) => CODE_NAME_WORDS.has(word));
+}
+
+/**
+ * The last word of an argument name that says its value names what the call acts on, a file, a folder, an address
+ * or a name (`path`, `file_path`, `targetUrl`, `output_dir`, `paths`), one or several: each line of it is read as a
+ * name, not as text. The last word, as `file_content` holds text.
+ */
+const NAME_WORDS: ReadonlySet<string> = new Set([
+  'path', 'paths', 'pathname', 'filepath', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories',
+  'folder', 'folders', 'url', 'urls', 'uri', 'uris', 'href', 'link', 'links', 'host', 'hosts', 'hostname', 'domain', 'domains',
+  'endpoint', 'location', 'target', 'targets', 'destination', 'dest', 'name', 'names', 'repo', 'repository', 'branch', 'remote',
+  'email', 'emails', 'recipient', 'recipients',
+]);
+
+function namedAsName(name: string): boolean {
+  const words = nameWords(name);
+  return NAME_WORDS.has(words[words.length - 1] ?? '');
 }
 
 /**
@@ -254,7 +275,8 @@ function visibleArgument(
   const typeLabel = typeof value !== 'string' ? type : readsAsJson(value) ? 'text' : null;
   const text = typeof value !== 'string' ? jsonText(value, '') : quoted && typeLabel === 'text' ? quote(value) : value;
   const runs = mayRun && !code && (namedAsCode(name) || CODE_SYNTAX.test(text));
-  const visible = toVisibleText(text, { code, mayRun: runs, syntax: true, nfc: typeof value === 'string' });
+  const everyLine = namedAsName(name);
+  const visible = toVisibleText(text, { code, mayRun: runs, syntax: true, nfc: typeof value === 'string' || everyLine, everyLine });
   return { name: visibleName(name), value: visible, format: type === 'text' ? 'text' : 'json', type, typeLabel, ...marks };
 }
 

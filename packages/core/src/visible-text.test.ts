@@ -288,6 +288,24 @@ describe('toVisibleText', () => {
     expect(toVisibleText(`${value}\nx`, { mayRun: true }).hiddenCount).toBe(1);
   });
 
+  // Found in review: a line end other than a line feed (escaped, but white space) counted as the blank of a sentence,
+  // so the en dash after it was left as prose punctuation; and a value of several lines was not read as names at all.
+  it('reads each line of a value that names something on every line as a one-line value, and a line end as no blank', () => {
+    for (const end of ['\r', '\u2028', '\u2029', '\v', '\f', '\x85']) {
+      const visible = toVisibleText(`notes${end}report\u20132024.pdf`, { nfc: true });
+      expect({ end, escaped: visible.segments.flatMap((segment) => (segment.kind === 'escape' ? [segment.codePoint] : [])) }).toStrictEqual({ end, escaped: [end.codePointAt(0), 0x2013] });
+    }
+    const lines = ['notes.txt', 'report\u20132024.pdf', '\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4', 'ran\u2024log', 'cafe\u0301 \u65E5.txt', 'a \u2013 b'];
+    const alone = lines.map((line) => visibleTextString(toVisibleText(line, { nfc: true, syntax: true })));
+    expect(alone.filter((line, at) => line !== lines[at])).toHaveLength(4);
+    expect(visibleTextString(toVisibleText(lines.join('\n'), { nfc: true, syntax: true, everyLine: true }))).toBe(alone.join('\n'));
+    expect(visibleTextString(toVisibleText(lines.join('\r\n'), { nfc: true, syntax: true, everyLine: true }))).toBe(alone.join('\\u{D}\n'));
+    // In an argument that may run as code, too: a line of its own is no blank for the en dash of the next.
+    expect(toVisibleText('x\nreport\u20132024.pdf', { mayRun: true }).segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(['look-alike-punctuation']);
+    // Without `everyLine`, text of several lines stays text.
+    expect(toVisibleText(lines.slice(2, 4).join('\n'), { nfc: true, syntax: true }).hiddenCount).toBe(0);
+  });
+
   // Found in review: a letter, mark or digit of another script before a script's own stop let it pass as the writer's
   // own beside Latin letters; CJK strokes drawn level and the prolonged sound mark passed for a dash, and counted as
   // the CJK text that let a fullwidth solidus stand.

@@ -519,12 +519,18 @@ export interface VisibleTextOptions {
    */
   mayRun?: boolean;
   /**
-   * For a value that names something (a path, a name): when it is one line and not in NFC, every character outside
-   * ASCII in it is escaped and counted as hidden (`not-nfc`): `cafe\u{301}.txt` is drawn like `café.txt` and is
-   * another file. When it is one line, a character drawn like `.`, `/`, `\`, `:`, `-` or `_` is escaped and counted too
-   * (`look-alike-punctuation`, see `pathLookAlikeOffsets`; so it is with `mayRun`). Default false.
+   * For a value that names something (a path, a name): when it is one line (each line, with `everyLine`) and not in
+   * NFC, every character outside ASCII in it is escaped and counted as hidden (`not-nfc`): `cafe\u{301}.txt` is drawn
+   * like `café.txt` and is another file. When it is one line, a character drawn like `.`, `/`, `\`, `:`, `-` or `_` is
+   * escaped and counted too (`look-alike-punctuation`, see `pathLookAlikeOffsets`; so it is with `mayRun`). Default false.
    */
   nfc?: boolean;
+  /**
+   * With `nfc`, for a value that names something on each of its lines (a list of paths or addresses, one a line or
+   * in JSON): every line is read as a one-line value is. Default false: a value of several lines is text (a file's
+   * content), whose words are the writer's own.
+   */
+  everyLine?: boolean;
 }
 
 /**
@@ -591,6 +597,7 @@ export function toVisibleText(value: string, options: VisibleTextOptions = {}): 
     syntax: options.syntax === true,
     mayRun: options.mayRun === true,
     nfc: options.nfc === true,
+    everyLine: options.everyLine === true,
     prose: false,
     after: '',
   });
@@ -610,7 +617,7 @@ export const PROSE_AFTER_CHARS = 32;
 export function toVisibleProse(value: string, { after = '' }: { after?: string } = {}): VisibleText {
   const before = after.slice(-PROSE_AFTER_CHARS);
   const last = before.charCodeAt(before.length - 1);
-  return visibleText(value, { singleLine: false, code: false, syntax: false, mayRun: false, nfc: false, prose: true, after: last >= 0xd800 && last <= 0xdbff ? before.slice(0, -1) : before });
+  return visibleText(value, { singleLine: false, code: false, syntax: false, mayRun: false, nfc: false, everyLine: false, prose: true, after: last >= 0xd800 && last <= 0xdbff ? before.slice(0, -1) : before });
 }
 
 /**
@@ -620,13 +627,12 @@ export function toVisibleProse(value: string, { after = '' }: { after?: string }
 type MarkBase = 'letter' | 'keycap' | 'none';
 
 /** `after`: text read before `value`, only for where a mark at its start may sit (prose only: look-alikes are not read). */
-function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, prose, after }: Required<VisibleTextOptions> & { prose: boolean; after: string }): VisibleText {
+function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, everyLine, prose, after }: Required<VisibleTextOptions> & { prose: boolean; after: string }): VisibleText {
   const value = after + shown;
-  const decomposed = nfc && !value.includes('\n') && value.normalize('NFC') !== value;
-  const names = !code && ((nfc && !value.includes('\n')) || mayRun);
-  const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value, names || code) : undefined;
-  const blank = names && /\s/u.test(value);
-  const pathLookAlikes = names && SUSPECT.test(value) ? pathLookAlikeOffsets(value, blank) : undefined;
+  const names = !code && ((nfc && (everyLine || !value.includes('\n'))) || mayRun);
+  const suspect = !prose && SUSPECT.test(value);
+  const named = names && suspect ? namedLineOffsets(value, nfc) : undefined;
+  const lookAlikes = named?.lookAlikes ?? (suspect ? lookAlikeOffsets(value, code) : undefined);
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
   let nonAsciiCount = 0;
@@ -640,9 +646,9 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
   const lookAlikeClass = (char: string, at: number): EscapeClass | null => {
     if (syntax && SYNTAX_LOOK_ALIKE.test(char)) return 'look-alike-symbol';
     if (lookAlikes?.has(at) === true) return 'look-alike';
-    if (pathLookAlikes?.has(at) === true) return 'look-alike-punctuation';
+    if (named?.punctuation.has(at) === true) return 'look-alike-punctuation';
     if (code || (mayRun && !readableInCode(char))) return 'non-ascii-in-code';
-    return decomposed ? 'not-nfc' : null;
+    return named?.decomposed.has(at) === true ? 'not-nfc' : null;
   };
   while (index < value.length) {
     const codePoint = value.codePointAt(index)!;
@@ -684,6 +690,33 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
   }
   if (runStart < value.length) segments.push({ kind: 'text', text: value.slice(runStart) });
   return { segments, hiddenCount, nonAsciiCount, lineCount };
+}
+
+/**
+ * A space or tab between other characters of a line: a sentence's, whose dashes are its own (`PROSE_DASH`). A line end
+ * (`\r`, U+2028) is escaped, and is no blank: `notes\u{2028}report–2024.pdf` names one file.
+ */
+const BLANK = /[\t\p{Zs}]/u;
+
+/**
+ * The look-alikes (`lookAlikeOffsets`), the look-alikes of path syntax (`pathLookAlikeOffsets`) and, with `nfc`, the
+ * characters outside ASCII of a line not in NFC, in a value that names something: each line read as a one-line value,
+ * so one line of text around it lets none pass. Linear in the length.
+ */
+function namedLineOffsets(value: string, nfc: boolean): { lookAlikes: Set<number>; punctuation: Set<number>; decomposed: Set<number> } {
+  const found = { lookAlikes: new Set<number>(), punctuation: new Set<number>(), decomposed: new Set<number>() };
+  for (let start = 0; start <= value.length; ) {
+    const next = value.indexOf('\n', start);
+    const end = next === -1 ? value.length : next;
+    const line = value.slice(start, end);
+    if (SUSPECT.test(line)) {
+      for (const at of lookAlikeOffsets(line, true)) found.lookAlikes.add(start + at);
+      for (const at of pathLookAlikeOffsets(line, BLANK.test(line.trim()))) found.punctuation.add(start + at);
+      if (nfc && line.normalize('NFC') !== line) for (let at = 0; at < line.length; at++) if (line.charCodeAt(at) > 0x7f) found.decomposed.add(start + at);
+    }
+    start = end + 1;
+  }
+  return found;
 }
 
 /** The character (a whole code point) at `index`, `''` past the end. */
