@@ -144,6 +144,17 @@ describe('renderEditedArguments', () => {
     ]);
   });
 
+  // Found in review: a value of several lines was read as text, so its second line showed ran․log with no mark.
+  it("escapes a look-alike on any line of an MCP tool's list of paths, as in one path", () => {
+    expect(renderToolCall(start('files__read_many', { paths: 'notes.txt\nran\u2024log' }), plainStyle, { columns: 200 })).toStrictEqual([
+      '⏺ files__read_many',
+      '  paths (2 lines):',
+      '    │ notes.txt',
+      '    │ ran\\u{2024}log',
+      '  ⚠ 1 hidden character shown as \\u{…}: what runs contains it, not what a plain view would show',
+    ]);
+  });
+
   // Found in review: letters of scripts the look-alike table did not hold passed unmarked, so `airlock chat` showed
   // Malayalam ഠഠ and Georgian ყ as oo/y.txt, and g + two Myanmar ဝ + gle as google.txt.
   it('escapes the letters of a word drawn like ASCII ones in a script the table did not hold, in a path and in a command', () => {

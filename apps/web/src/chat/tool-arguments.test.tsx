@@ -81,6 +81,16 @@ describe('tool arguments as they will run', () => {
     expect(within(twin).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\./);
   });
 
+  // Found in review: the second line of a value of several lines was read as text, and drawn with no mark.
+  it("marks each line of an MCP tool's list of paths as it marks one path, and leaves a file's lines as written", () => {
+    const card = renderCard('files__read_many', { paths: 'notes.txt\n\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4\nran\u2024log', content: 'x\n\u03A4\u039F \u039A\u0395\u039D\u039F.' });
+    const [paths, content] = card.querySelectorAll<HTMLElement>('pre.visible-value code');
+    expect(paths!.textContent).toBe('notes.txt\n\\u{3A4}\\u{39F}\\u{39A}\\u{395}\\u{39D}.\\u{3A4}\\u{3A7}\\u{3A4}\nran\\u{2024}log');
+    expect([...paths!.querySelectorAll('.escaped-char')].map((mark) => mark.getAttribute('data-class'))).toStrictEqual([...Array<string>(8).fill('look-alike'), 'look-alike-punctuation']);
+    expect(content!.textContent).toBe('x\n\u03A4\u039F \u039A\u0395\u039D\u039F.');
+    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(9\)\./);
+  });
+
   it('escapes a stack of marks past what a letter carries in any argument, so it cannot draw over the lines above', () => {
     const content = `echo "Preparing the build"\ntouch PWNED\necho a${'\u0342\u030D\u0344\u0346\u0311'.repeat(8)} \u030D \u05E9\u05B8\u05BC\u05C1`;
     const card = renderCard('write_file', { path: 'notes.md', content });
