@@ -433,6 +433,10 @@ describe('toVisibleText', () => {
     ['\u2D54\u2D4F\u2D39', 'Tifinagh yar, yan and yadd, drawn like OlE'],
     ['\u10FF\u10E7 c\u2D54py', 'a Georgian word drawn like oy, a Tifinagh yar among ASCII letters'],
     ['\u16D2\u16C1\u16B7', 'Runic berkanan, isaz and gebo, drawn like BlX'],
+    // Found in review: confusables maps the ideographic number zero to O, the Khmer zero (since Unicode 17) to o.
+    ['g\u3007\u3007gle.com', 'ideographic number zero twice among ASCII letters, drawn like gOOgle.com'],
+    ['notes/\u3007\u3007.txt', 'ideographic number zeros alone in a path, drawn like OO'],
+    ['\u17E0\u17E0.txt', 'Khmer zeros alone, drawn like oo'],
   ])('escapes every letter and digit of a word drawn like ASCII ones in a script the table did not hold, in a name, a command and a value that may run: %j (%s)', (value) => {
     const lookAlikes = [...value].filter((char) => /[\p{L}\p{N}\p{Mc}]/u.test(char) && !/[a-z]/.test(char));
     for (const options of [{ nfc: true, syntax: true }, { code: true }, { mayRun: true }]) {
@@ -455,6 +459,15 @@ describe('toVisibleText', () => {
       '\u09AA\u09C3\u09B7\u09CD\u09A0\u09BE \u09EA\u09E6',
       // Tamazight in Tifinagh.
       '\u2D5C\u2D30\u2D4E\u2D30\u2D63\u2D49\u2D56\u2D5C',
+      // A year in Chinese numerals (二〇二四年), a Japanese placeholder name (〇〇さん), a Khmer year and 100.
+      '\u4E8C\u3007\u4E8C\u56DB\u5E74.xlsx',
+      '\u3007\u3007\u3055\u3093',
+      // Japanese α版 (alpha version): a Greek letter among Han ones mixes no two scripts drawn like Latin.
+      '\u03B1\u7248.txt',
+      '\u17E2\u17E0\u17E2\u17E4 \u17E1\u17E0\u17E0',
+      // Zeros alone in text of their script: a Chinese heading, a Khmer year.
+      '\u7B2C\u3007\u7AE0 \u3007',
+      '\u1786\u17D2\u1793\u17B6\u17C6 \u17E0\u17E0',
     ];
     for (const text of own) expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
     // A tool's result names nothing: a word of Malayalam or Myanmar letters drawn like ASCII ones stays as written there.

@@ -313,14 +313,15 @@ const ASCII_PATH_SYNTAX = /[./\\:-]/;
  * digit: Georgian `ყ` (y) and `ჿ` (o); Malayalam `ഠ` and the anusvara `ം` (o), its `൭` (9); Myanmar `ဝ` (o); the zeros
  * of Bengali, Gurmukhi, Oriya, Tamil, Telugu, Kannada, Malayalam, Thai, Lao, Myanmar and Tirhuta (o, O), with Bengali
  * `৪` `৭`, Gurmukhi `੧` `੪` and Oriya `୨` (8, 9); Oriya `ଠ` (O) and its visarga `ଃ` (8); the anusvaras of Telugu,
- * Kannada and Sinhala (o); Tifinagh `ⴸ` `ⴹ` `ⵏ` `ⵔ` `ⵕ` (V, E, l, O, Q); Bamum `ꛯ` (2); Runic `ᚱ` `ᚷ` `ᛁ` `ᛒ` `ᛕ` `ᛖ`
- * (R, X, l, B, K, M), listed and not taken as a block, since others of its letters are drawn like a quote (`ᛌ`), which
- * code escapes as such. Each script's other letters are drawn like no ASCII one, so its words keep them (`മഠം`,
- * `ყველა`, `๒๐๒๔`).
+ * Kannada and Sinhala (o); Tifinagh `ⴸ` `ⴹ` `ⵏ` `ⵔ` `ⵕ` (V, E, l, O, Q); Bamum `ꛯ` (2); Runic `ᚷ` `ᛁ` `ᛕ` `ᛖ` (X, l, K,
+ * M), with `ᚱ` `ᛒ`, which confusables leaves out, drawn as R and B; listed and not taken as a block, since others of its
+ * letters are drawn like a quote (`ᛌ`), which code escapes as such. The ideographic number zero `〇` (O), and the Khmer
+ * zero `០` (o, from confusables of Unicode 17). Each script's other letters are drawn like no ASCII one, so its words
+ * keep them (`മഠം`, `ყველა`, `๒๐๒๔`, `二〇二四年`, `២០២៤`).
  */
 const LATIN_LOOK_ALIKE =
   // The spacing marks stand alone, out of the class: each is one character to match.
-  /\u0B03|\u0C02|\u0C82|\u0D02|\u0D82|[\u037A\u037F\u0391\u0392\u0395-\u0397\u0399\u039A\u039C\u039D\u039F\u03A1\u03A4\u03A5\u03A7\u03B1\u03B3\u03B5\u03B7\u03B9\u03BA\u03BD\u03BF\u03C1\u03C3-\u03C5\u03C7\u03C9\u03D2\u03DC\u03E8\u03F0-\u03F3\u03F5\u03F9\u03FA\u0404-\u0406\u0408\u0410\u0412\u0415\u0417\u041A\u041C-\u041E\u0420-\u0423\u0425\u042B\u042C\u042E\u0430-\u0433\u0435\u043A\u043D\u043E\u0440-\u0443\u0445\u0454-\u0456\u0458\u0461\u0474\u0475\u0498\u049A\u049B\u04A2\u04A3\u04AA-\u04AF\u04B2\u04BB\u04BD\u04BF\u04C0\u04C7-\u04CA\u04CD\u04CF\u04D4\u04D5\u04E0\u0501\u050C\u050D\u0511\u051B-\u051D\u054D\u054F\u0555\u0561\u0563\u0566\u0570\u0575\u0578\u057C\u057D\u0581\u0584\u0585\u05D5\u05D8\u05DF\u05E1\u05F0\u0625\u0627\u0647\u0661\u0665\u0667\u0673\u06BE\u06C1\u06D5\u06F1\u06F5\u06F7\u07C0\u07CA\u0966\u09E6\u09EA\u09ED\u0A66\u0A67\u0A6A\u0AE6\u0B20\u0B66\u0B68\u0BE6\u0C66\u0CE6\u0D20\u0D66\u0D6D\u0E50\u0ED0\u101D\u1040\u10E7\u10FF\u1200\u12D0\u13A0-\u13A2\u13A5\u13A9-\u13AC\u13B3\u13B7\u13BB\u13BD\u13C0\u13C2\u13C3\u13CE\u13CF\u13D2\u13D4\u13D5\u13D9\u13DA\u13DE\u13DF\u13E2\u13E6\u13E7\u13EE\u13F3\u13F4\u13FB\u13FC\u142F\u144C\u146D\u146F\u1472\u148D\u14AA\u14BF\u1541\u157C\u157D\u1587\u15AF\u15B4\u15C5\u15DE\u15EA\u15F0\u15F7\u16B1\u16B7\u16C1\u16D2\u16D5\u16D6\u1D26\u1D29\u1FBE\u2C85\u2C88\u2C89\u2C8E\u2C92\u2C94\u2C95\u2C98\u2C9A\u2C9E\u2C9F\u2CA2-\u2CA6\u2CA8\u2CAC\u2CCA\u2CCC\u2CD0-\u2CD2\u2D38\u2D39\u2D4F\u2D54\u2D55\uA4D0-\uA4D4\uA4D6\uA4D7\uA4D9\uA4DA\uA4DC\uA4DD\uA4DF-\uA4E3\uA4E6\uA4E7\uA4EA-\uA4EC\uA4EE\uA4F0\uA4F2-\uA4F4\uA644\uA647\uA698\uA699\uA6EF\uAB70-\uAB72\uAB75\uAB7A-\uAB7C\uAB81\uAB83\uAB8B\uAB90\uAB93\uAB9B\uABA2\uABA9\uABAA\uABAE\uABAF\uABB2\uABB6\uFBA6-\uFBAD\uFE87\uFE88\uFE8D\uFE8E\uFEE9-\uFEEC\u{1EE00}\u{1EE24}\u{1EE64}\u{1EE80}\u{1EE84}\u{102F5}\u{114D0}]/u;
+  /\u0B03|\u0C02|\u0C82|\u0D02|\u0D82|[\u037A\u037F\u0391\u0392\u0395-\u0397\u0399\u039A\u039C\u039D\u039F\u03A1\u03A4\u03A5\u03A7\u03B1\u03B3\u03B5\u03B7\u03B9\u03BA\u03BD\u03BF\u03C1\u03C3-\u03C5\u03C7\u03C9\u03D2\u03DC\u03E8\u03F0-\u03F3\u03F5\u03F9\u03FA\u0404-\u0406\u0408\u0410\u0412\u0415\u0417\u041A\u041C-\u041E\u0420-\u0423\u0425\u042B\u042C\u042E\u0430-\u0433\u0435\u043A\u043D\u043E\u0440-\u0443\u0445\u0454-\u0456\u0458\u0461\u0474\u0475\u0498\u049A\u049B\u04A2\u04A3\u04AA-\u04AF\u04B2\u04BB\u04BD\u04BF\u04C0\u04C7-\u04CA\u04CD\u04CF\u04D4\u04D5\u04E0\u0501\u050C\u050D\u0511\u051B-\u051D\u054D\u054F\u0555\u0561\u0563\u0566\u0570\u0575\u0578\u057C\u057D\u0581\u0584\u0585\u05D5\u05D8\u05DF\u05E1\u05F0\u0625\u0627\u0647\u0661\u0665\u0667\u0673\u06BE\u06C1\u06D5\u06F1\u06F5\u06F7\u07C0\u07CA\u0966\u09E6\u09EA\u09ED\u0A66\u0A67\u0A6A\u0AE6\u0B20\u0B66\u0B68\u0BE6\u0C66\u0CE6\u0D20\u0D66\u0D6D\u0E50\u0ED0\u101D\u1040\u10E7\u10FF\u1200\u12D0\u13A0-\u13A2\u13A5\u13A9-\u13AC\u13B3\u13B7\u13BB\u13BD\u13C0\u13C2\u13C3\u13CE\u13CF\u13D2\u13D4\u13D5\u13D9\u13DA\u13DE\u13DF\u13E2\u13E6\u13E7\u13EE\u13F3\u13F4\u13FB\u13FC\u142F\u144C\u146D\u146F\u1472\u148D\u14AA\u14BF\u1541\u157C\u157D\u1587\u15AF\u15B4\u15C5\u15DE\u15EA\u15F0\u15F7\u16B1\u16B7\u16C1\u16D2\u16D5\u16D6\u17E0\u1D26\u1D29\u1FBE\u2C85\u2C88\u2C89\u2C8E\u2C92\u2C94\u2C95\u2C98\u2C9A\u2C9E\u2C9F\u2CA2-\u2CA6\u2CA8\u2CAC\u2CCA\u2CCC\u2CD0-\u2CD2\u2D38\u2D39\u2D4F\u2D54\u2D55\u3007\uA4D0-\uA4D4\uA4D6\uA4D7\uA4D9\uA4DA\uA4DC\uA4DD\uA4DF-\uA4E3\uA4E6\uA4E7\uA4EA-\uA4EC\uA4EE\uA4F0\uA4F2-\uA4F4\uA644\uA647\uA698\uA699\uA6EF\uAB70-\uAB72\uAB75\uAB7A-\uAB7C\uAB81\uAB83\uAB8B\uAB90\uAB93\uAB9B\uABA2\uABA9\uABAA\uABAE\uABAF\uABB2\uABB6\uFBA6-\uFBAD\uFE87\uFE88\uFE8D\uFE8E\uFEE9-\uFEEC\u{1EE00}\u{1EE24}\u{1EE64}\u{1EE80}\u{1EE84}\u{102F5}\u{114D0}]/u;
 
 /** Whether `char` is drawn like an ASCII letter or digit it is not (`LATIN_LOOK_ALIKE`), with an accent or not (`Έ`, `ё`). */
 function drawnLikeLatin(char: string): boolean {
@@ -361,14 +362,17 @@ const DRAWN_LIKE_LATIN_SCRIPTS: readonly RegExp[] = [
   'Bamum',
   'Tirhuta',
   'Runic',
+  'Khmer',
 ].map((script) => new RegExp(`\\p{Script=${script}}`, 'u'));
+/** Han has one character drawn like Latin (`〇`): its letters are text of its own, but mix with no script (`α版`, alpha version). */
+const HAN = /\p{Script=Han}/u;
 /** What `scriptOf` gives a character of none of those scripts: no text is of it, so its digits alone read as ASCII ones. */
 const NO_SCRIPT = /^$/u;
 
 /** The script of the character at `offset` among `DRAWN_LIKE_LATIN_SCRIPTS`, else among the stops' (`scx`, for a shared digit). */
 function scriptOf(value: string, offset: number): RegExp {
   const char = charAt(value, offset);
-  return DRAWN_LIKE_LATIN_SCRIPTS.find((script) => script.test(char)) ?? SCRIPT_STOPS.find(([, script]) => script.test(char))?.[1] ?? NO_SCRIPT;
+  return DRAWN_LIKE_LATIN_SCRIPTS.find((script) => script.test(char)) ?? (HAN.test(char) ? HAN : undefined) ?? SCRIPT_STOPS.find(([, script]) => script.test(char))?.[1] ?? NO_SCRIPT;
 }
 
 /**
