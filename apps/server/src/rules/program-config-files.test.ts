@@ -197,6 +197,39 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     expect((await evaluateRules(terminal('cp x.lua .nmap/nse_main.lua && nmap -sC host'), nmapAllows, context)).decision).toBe('ask');
   });
 
+  it("gpg's ~/.gnupg in the workspace, with a config naming a program gpg, gpgsm or the agent they start runs, or a library it loads", async () => {
+    const allows = [prefix('gpg --verify'), prefix('gpg2 --verify'), prefix('gpgsm --verify'), prefix('gpg-connect-agent'), prefix('cp')];
+    const commands = ['gpg --verify x.sig x', 'gpg2 --verify x.sig x', 'gpgsm --verify x.sig x', 'gpg-connect-agent reloadagent /bye'];
+    // Settings that run nothing, as a person's gpg.conf holds: every call stays as its rules say.
+    write('.gnupg/gpg.conf', 'keyserver hkps://keys.openpgp.org\ndefault-key 0xABCDEF\n# photo-viewer in a comment\narmor\n');
+    write('.gnupg/gpg-agent.conf', 'default-cache-ttl 600\n');
+    for (const command of commands) {
+      expect(await denied(command), command).toBe('ask');
+      expect((await evaluateRules(terminal(command), allows, context)).decision, command).toBe('allow');
+    }
+    for (const [file, line] of [
+      ['gpg.conf', 'photo-viewer "./evil.sh %i"'],
+      ['gpg.conf', '  exec-path ./bin'],
+      ['gpg.conf', 'agent-program ./evil-agent'],
+      ['gpg.conf', 'dirmngr-prog ./evil'],
+      ['gpg.conf', 'load-extension ./evil.so'],
+      ['common.conf', 'keyboxd-program ./evil'],
+      ['gpgsm.conf', 'protect-tool-program ./evil'],
+      ['gpg-agent.conf', 'pinentry-program ./evil-pinentry'],
+      ['gpg-agent.conf', 'SCDAEMON-PROGRAM ./evil'],
+      ['dirmngr.conf', 'ldap-wrapper-program ./evil'],
+    ] as const) {
+      write(`.gnupg/${file}`, `${line}\n`);
+      for (const command of commands) {
+        expect(await denied(command), `${file}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.gnupg/${file.replace('.', '\\.')}`));
+        expect((await evaluateRules(terminal(command), allows, context)).decision, `${file}: ${command}`).toBe('ask');
+      }
+      rmSync(path.join(workspace, '.gnupg', file));
+    }
+    // A command before it may write one.
+    expect((await evaluateRules(terminal('cp x .gnupg/gpg.conf && gpg --verify x.sig x'), allows, context)).decision).toBe('ask');
+  });
+
   it("gh's config in the workspace holding a shell alias, and gh's extensions folder holding an extension", async () => {
     // An alias whose value starts with `!` is a shell line gh runs; an extension a program gh runs by its name.
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command)], context)).decision;

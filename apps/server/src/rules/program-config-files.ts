@@ -122,7 +122,7 @@ const KUBECONFIG_RUNS = /\\|\b(?:exec|auth-provider|cmd-path)\b/i;
  * runs a toolchain from its module cache (`~/go/pkg/mod/golang.org/toolchain@…/bin/go`) when a go.mod or go.work
  * names a newer Go, never checking it again once unpacked; kubectl, oc and helm run the `exec` credential plugin of
  * `~/.kube/config`, or of one they are given (`--kubeconfig ./kc`) or write (`config set-credentials`, `config set`).
- * nmap takes scripts and data from `~/.nmap` before its own.
+ * nmap takes scripts and data from `~/.nmap` before its own; GnuPG's programs run what their configs in `~/.gnupg` name.
  * After a command on the line that may have changed the file system, such a file in the workspace
  * counts whatever is there. Read synchronously, bounded: a few small files and one folder of at most 4,096 entries.
  */
@@ -131,7 +131,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
   const project = name === 'yarnpkg' ? 'yarn' : name;
-  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
+  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && !GNUPG_PROGRAMS.has(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -156,6 +156,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
   }
   if (name === 'nmap') return nmapFolderMayRun(home, inWorkspace, changed, shown);
+  if (GNUPG_PROGRAMS.has(name)) return gnupgConfigMayRun(path.join(home, '.gnupg'), name, inWorkspace, changed, shown);
   if (name === 'gh') {
     // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
     const config = path.join(home, '.config', 'gh', 'config.yml');
@@ -190,6 +191,46 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     codeWord(shown(kubeconfig)),
     ', a kubeconfig in the workspace, where a call may have written it, whose credential plugin (exec, auth-provider) is a command it runs',
   );
+}
+
+/** GnuPG's programs, each of which reads its config in `~/.gnupg` and may start the agent, which reads its own. */
+const GNUPG_PROGRAMS = new Set(['gpg', 'gpg2', 'gpgsm', 'gpgtar', 'gpg-agent', 'gpg-connect-agent', 'gpgconf', 'gpg-card', 'dirmngr', 'dirmngr-client', 'scdaemon', 'keyboxd', 'gpg-wks-client']);
+
+/**
+ * The settings of GnuPG's config files that name a program it runs or a library it loads: gpg's photo viewer and
+ * `exec-path`, the agent, dirmngr and keyboxd that gpg and gpgsm start, gpgsm's protect tool, the agent's pinentry and
+ * card daemons, dirmngr's LDAP wrapper, scdaemon's PC/SC and CT-API drivers. GnuPG takes a keyword by any unambiguous
+ * start of its name (`dirmngr-prog`), so a line's keyword counts when one of these starts with it.
+ */
+const GNUPG_CODE_SETTINGS = new Map<string, readonly string[]>([
+  ['gpg.conf', ['photo-viewer', 'exec-path', 'agent-program', 'dirmngr-program', 'keyboxd-program', 'load-extension']],
+  ['gpgsm.conf', ['agent-program', 'dirmngr-program', 'keyboxd-program', 'protect-tool-program']],
+  ['common.conf', ['agent-program', 'dirmngr-program', 'keyboxd-program']],
+  ['gpg-agent.conf', ['pinentry-program', 'scdaemon-program', 'tpm2daemon-program']],
+  ['dirmngr.conf', ['ldap-wrapper-program', 'http-wrapper-program']],
+  ['scdaemon.conf', ['pcsc-driver', 'ctapi-driver']],
+]);
+const MAX_GNUPG_CONFIG_BYTES = 64 * 1024;
+
+/**
+ * Why a GnuPG program may run a program or load a library that a config file in `~/.gnupg` names, when that folder
+ * lies in the workspace, where a call may have written one; undefined otherwise. Settings that run nothing (a
+ * keyserver, a default key) leave the call as its rules say.
+ */
+function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+  if (!inWorkspace(folder)) return undefined;
+  const why = (file: string) => reason(codeWord(name), ' reads ', codeWord(shown(file)), ', in the workspace, where a call may have written it, which may name a program it or the agent it starts runs');
+  if (changed) return why(folder);
+  for (const [file, settings] of GNUPG_CODE_SETTINGS) {
+    const text = fileText(path.join(folder, file), MAX_GNUPG_CONFIG_BYTES);
+    if (text === null) continue;
+    if (text === undefined) return why(path.join(folder, file));
+    for (const line of text.split('\n')) {
+      const keyword = /^\s*(?:--)?([^\s#=]+)/.exec(line)?.[1]?.toLowerCase();
+      if (keyword !== undefined && settings.some((setting) => setting.startsWith(keyword))) return why(path.join(folder, file));
+    }
+  }
+  return undefined;
 }
 
 /**
