@@ -437,6 +437,8 @@ describe('toVisibleText', () => {
     ['g\u3007\u3007gle.com', 'ideographic number zero twice among ASCII letters, drawn like gOOgle.com'],
     ['notes/\u3007\u3007.txt', 'ideographic number zeros alone in a path, drawn like OO'],
     ['\u17E0\u17E0.txt', 'Khmer zeros alone, drawn like oo'],
+    // Found in review: confusables (of 2021 too) maps Bamum ko to V and Tifinagh yath to X; the table held neither.
+    ['ser\uA6DFer.com \u2D5D\u2D54', 'Bamum ko among ASCII letters, drawn like server.com, and Tifinagh yath and yar, drawn like XO'],
   ])('escapes every letter and digit of a word drawn like ASCII ones in a script the table did not hold, in a name, a command and a value that may run: %j (%s)', (value) => {
     const lookAlikes = [...value].filter((char) => /[\p{L}\p{N}\p{Mc}]/u.test(char) && !/[a-z]/.test(char));
     for (const options of [{ nfc: true, syntax: true }, { code: true }, { mayRun: true }]) {
