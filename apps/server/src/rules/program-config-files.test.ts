@@ -409,6 +409,20 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
       if (!command.startsWith('cd ')) expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*pyproject\\.toml.*requires-plugins`));
       expect((await evaluateRules(terminal(command), poetryAllows, context)).decision, command).toBe('ask');
     }
+    // Spelt as TOML readers read it: an escaped key, quoted tables, a dotted key, an inline table; or a file it cannot read.
+    for (const text of [
+      '[tool.poetry]\n"requires\\u002dplugins" = { evil = { path = "./evil" } }\n',
+      '[tool."poetry"."requires-plugins"]\nevil = { path = "./evil" }\n',
+      '[tool]\npoetry.requires-plugins.evil = { path = "./evil" }\n',
+      'tool = { poetry = { requires-plugins = { evil = { path = "./evil" } } } }\n',
+      '[tool.poetry\nname = "x"\n',
+    ]) {
+      write('pyproject.toml', text);
+      for (const command of commands) expect((await evaluateRules(terminal(command), poetryAllows, context)).decision, `${text}: ${command}`).toBe('ask');
+    }
+    // Only mentioned, in a comment or a value: no plugin.
+    write('pyproject.toml', '[project]\nname = "x"\ndescription = "no requires-plugins here"\n# [tool.poetry.requires-plugins]\n');
+    for (const command of commands) expect((await evaluateRules(terminal(command), poetryAllows, context)).decision, command).toBe('allow');
   });
 
   it('an nx.json naming plugins: nx loads them for every command, nx show and nx report too', async () => {

@@ -8,6 +8,7 @@ import { readSmallFile } from '../tools/workspace-git-dir';
 import { isWithin } from '../tools/path-within';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
+import { tomlSets } from './toml-keys';
 
 /** A go env file larger than this is taken as setting what go runs (go env -w writes a few lines). */
 const MAX_GO_ENV_BYTES = 64 * 1024;
@@ -102,7 +103,7 @@ const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['pnpm', PNPM_CONFIGS],
   ['composer', [{ file: 'composer.json', runs: composerJsonRuns }]],
   // Poetry 2's project plugins: installed into `.poetry/plugins` as `requires-plugins` names them, loaded at every command.
-  ['poetry', [{ file: path.join('.poetry', 'plugins'), folder: true }, { file: 'pyproject.toml', runs: /(requires-plugins)/ }]],
+  ['poetry', [{ file: path.join('.poetry', 'plugins'), folder: true }, { file: 'pyproject.toml', runs: (text) => (tomlSets(text, ['tool', 'poetry', 'requires-plugins']) === false ? null : 'requires-plugins') }]],
   ['nx', [{ file: 'nx.json', runs: NX_JSON_RUNS }]],
 ]);
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */

@@ -33,6 +33,23 @@ describe('a rule for a cargo listing subcommand while the workspace names a tool
     }
   });
 
+  it('a rust-toolchain.toml naming its path as rustup reads TOML: in an inline table, by a dotted key, by an escaped key; or one it cannot read', async () => {
+    const commands = ['cargo tree', 'rustup show', 'cd crate && cargo tree'];
+    for (const text of [
+      `toolchain = { path = "${workspace}/tc" }\n`,
+      `toolchain.path = "${workspace}/tc"\n`,
+      `[toolchain]\n"p\\u0061th" = "${workspace}/tc"\n`,
+      `["toolchain"]\n'path' = "${workspace}/tc"\n`,
+      '[toolchain\npath = "/tc"\n',
+    ]) {
+      writeFileSync(path.join(workspace, 'rust-toolchain.toml'), text);
+      for (const command of commands) expect(await decided(command), `${text}: ${command}`).toBe('ask');
+    }
+    // A path only mentioned names nothing.
+    writeFileSync(path.join(workspace, 'rust-toolchain.toml'), '[toolchain]\nchannel = "stable" # not path = "/tc"\ncomponents = ["path"]\n');
+    for (const command of commands) expect(await decided(command), command).toBe('allow');
+  });
+
   it('the old plain rust-toolchain with a path, and a .cargo/config.toml or .cargo/config, in the folder or one above', async () => {
     writeFileSync(path.join(workspace, 'crate', 'rust-toolchain'), `${workspace}/tc\n`);
     expect(await decided('cd crate && cargo tree')).toBe('ask');

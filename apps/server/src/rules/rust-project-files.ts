@@ -3,6 +3,7 @@ import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
+import { tomlSets } from './toml-keys';
 
 /** rustup's proxies and the tools they run: each reads the folder's toolchain file before anything else. */
 const RUST_TOOLS = new Set(['cargo', 'rustup', 'rustc', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver', 'rust-analyzer', 'rust-gdb', 'rust-lldb']);
@@ -54,5 +55,8 @@ function namesToolchainPath(file: string, plain: boolean): boolean {
     throw error;
   }
   if (text.length > MAX_TOOLCHAIN_FILE) return true;
-  return /^\s*(?:"path"|'path'|path)\s*=/m.test(text) || (plain && !text.includes('[') && text.includes('/'));
+  const setsPath = tomlSets(text, ['toolchain', 'path']);
+  if (setsPath !== undefined) return setsPath;
+  // Not TOML: the old plain file names a channel, or a folder by its path; a `.toml` rustup may read otherwise.
+  return !plain || text.includes('/');
 }
