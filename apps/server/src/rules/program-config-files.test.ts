@@ -1,5 +1,5 @@
 import { reasonText } from '@airlock/core';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -228,6 +228,46 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     }
     // A command before it may write one.
     expect((await evaluateRules(terminal('cp x .gnupg/gpg.conf && gpg --verify x.sig x'), allows, context)).decision).toBe('ask');
+  });
+
+  it("nix's settings, flake registry and nixpkgs overlays in the workspace's home folder: what nix runs and resolves comes from there", async () => {
+    const allows = [prefix('nix build'), prefix('nix run nixpkgs#hello'), prefix('nix-shell -p hello --run hello'), prefix('nix-build'), prefix('cp')];
+    const commands = ['nix build .#x', 'nix run nixpkgs#hello', 'nix-shell -p hello --run hello', 'nix-build -A x'];
+    // A person's usual settings run nothing.
+    write('.config/nix/nix.conf', '# mine\nexperimental-features = nix-command flakes\nmax-jobs = auto\n  warn-dirty = false\n\n');
+    const plain: string[] = [];
+    for (const command of commands) {
+      if ((await denied(command)) === 'ask') plain.push(command);
+      expect((await evaluateRules(terminal(command), allows, context)).decision, command).toBe('allow');
+    }
+    // `nix run` and `nix-shell --run` run a program, never plain; the builds are.
+    expect(plain).toStrictEqual(['nix build .#x', 'nix-build -A x']);
+    for (const [file, text] of [
+      ['.config/nix/nix.conf', 'plugin-files = ./evil.so\n'],
+      ['.config/nix/nix.conf', 'allow-unsafe-native-code-during-evaluation = true\n'],
+      ['.config/nix/nix.conf', 'post-build-hook = ./evil.sh\n'],
+      ['.config/nix/nix.conf', 'extra-substituters = https://cache.example\nextra-trusted-public-keys = k:abc\n'],
+      ['.config/nix/nix.conf', 'flake-registry = ./registry.json\n'],
+      ['.config/nix/nix.conf', '!include ./more.conf\n'],
+      ['.config/nix/nix.conf', 'sandbox = false\n'],
+      ['.config/nix/registry.json', '{"version":2,"flakes":[]}\n'],
+      ['.config/nixpkgs/overlays/evil.nix', 'self: super: { }\n'],
+      ['.config/nixpkgs/config.nix', '{ }\n'],
+      ['.nix-defexpr/channels', 'x\n'],
+    ] as const) {
+      const before = existsSync(path.join(workspace, file)) ? readFileSync(path.join(workspace, file), 'utf8') : undefined;
+      write(file, text);
+      for (const command of commands) {
+        const named = file.startsWith('.nix-defexpr') ? '.nix-defexpr' : file.startsWith('.config/nixpkgs') ? '.config/nixpkgs' : file;
+        if (plain.includes(command)) expect(await denied(command), `${file}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/${named.replaceAll('.', '\\.')}\``));
+        expect((await evaluateRules(terminal(command), allows, context)).decision, `${file}: ${command}`).toBe('ask');
+      }
+      if (before === undefined) rmSync(path.join(workspace, file));
+      else write(file, before);
+      if (file.startsWith('.nix-defexpr') || file.startsWith('.config/nixpkgs')) rmSync(path.join(workspace, file.split('/').slice(0, file.startsWith('.nix') ? 1 : 2).join('/')), { recursive: true });
+    }
+    // A command before it may write one.
+    expect((await evaluateRules(terminal('cp x .config/nix/nix.conf && nix build .#x'), allows, context)).decision).toBe('ask');
   });
 
   it("gh's config in the workspace holding a shell alias, and gh's extensions folder holding an extension", async () => {

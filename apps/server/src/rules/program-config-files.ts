@@ -132,7 +132,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
   const project = name === 'yarnpkg' ? 'yarn' : name;
-  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && !GNUPG_PROGRAMS.has(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
+  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -158,6 +158,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   }
   if (name === 'nmap') return nmapFolderMayRun(home, inWorkspace, changed, shown);
   if (GNUPG_PROGRAMS.has(name)) return gnupgConfigMayRun(path.join(home, '.gnupg'), name, inWorkspace, changed, shown);
+  if (isNixProgram(name)) return nixHomeMayRun(home, name, inWorkspace, changed, shown);
   if (name === 'gh') {
     // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
     const config = path.join(home, '.config', 'gh', 'config.yml');
@@ -232,6 +233,60 @@ function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: str
     }
   }
   return undefined;
+}
+
+/** Nix's programs (`nix`, `nix-build`, `nix-shell` …) and those that run them: each reads the person's nix.conf. */
+function isNixProgram(name: string): boolean {
+  return name === 'nix' || name.startsWith('nix-') || name === 'home-manager' || name === 'nixos-rebuild';
+}
+
+/**
+ * nix.conf settings that run nothing and fetch nothing from elsewhere: a person's usual ones. Any other (a plugin
+ * library every nix program loads, unsafe evaluation, build hooks, substituters and their keys, a flake registry, a
+ * nix path, the build sandbox off, an include) may make a nix call run or build what the call that wrote it chose.
+ */
+const NIX_HARMLESS_SETTINGS: ReadonlySet<string> = new Set([
+  'experimental-features', 'extra-experimental-features', 'max-jobs', 'cores', 'keep-outputs', 'keep-derivations',
+  'keep-going', 'keep-failed', 'warn-dirty', 'show-trace', 'log-lines', 'connect-timeout', 'stalled-download-timeout',
+  'auto-optimise-store', 'eval-cache', 'http-connections', 'download-attempts', 'fallback', 'min-free', 'max-free',
+  'max-silent-time', 'timeout', 'tarball-ttl', 'narinfo-cache-negative-ttl', 'narinfo-cache-positive-ttl',
+  'print-missing', 'use-xdg-base-directories',
+]);
+const MAX_NIX_CONF_BYTES = 64 * 1024;
+
+/**
+ * Why a nix program may run or build what a call chose through the person's nix files in a workspace that holds the
+ * home folder: a nix.conf setting other than NIX_HARMLESS_SETTINGS (or one that cannot be read whole), the flake
+ * registry (`registry.json` maps `nixpkgs` to any flake), nixpkgs' config and overlays (which replace any package),
+ * `~/.nix-defexpr` (where `<nixpkgs>` is looked for) and `~/.nix-channels`: any of them there counts.
+ */
+function nixHomeMayRun(home: string, name: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+  const why = (file: string, what: string) => reason(codeWord(name), ' reads ', codeWord(shown(file)), `, in the workspace, where a call may have written it, ${what}`);
+  const config = path.join(home, '.config', 'nix');
+  if (inWorkspace(config) && changed) return why(config, 'whose settings, registry or packages may name what it runs');
+  const conf = path.join(config, 'nix.conf');
+  const text = inWorkspace(conf) ? fileText(conf, MAX_NIX_CONF_BYTES) : null;
+  if (text === undefined || (text !== null && nixConfRuns(text))) return why(conf, 'whose settings may name a program or a library it runs, or where it fetches what it runs');
+  for (const [file, what] of [
+    [path.join(config, 'registry.json'), 'which may map a flake name to any flake'],
+    [path.join(home, '.config', 'nixpkgs'), 'whose config and overlays may replace any package'],
+    [path.join(home, '.nix-defexpr'), 'where it looks for the packages of <nixpkgs>'],
+    [path.join(home, '.nix-channels'), 'which names where its channels come from'],
+  ] as const) {
+    if (inWorkspace(file) && (changed || isThere(file))) return why(file, what);
+  }
+  return undefined;
+}
+
+/** Whether a nix.conf holds a setting not in NIX_HARMLESS_SETTINGS, or an include. */
+function nixConfRuns(text: string): boolean {
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (line === '') continue;
+    const key = /^([^\s=]+)\s*=/.exec(line)?.[1];
+    if (key === undefined || !NIX_HARMLESS_SETTINGS.has(key)) return true;
+  }
+  return false;
 }
 
 /**
@@ -414,6 +469,17 @@ function holdsEntry(folder: string, wanted: (name: string) => boolean): boolean 
     return true;
   } finally {
     dir.closeSync();
+  }
+}
+
+/** Whether anything is at `file`, where its links lead (a link left dangling is not; one that cannot be told is). */
+function isThere(file: string): boolean {
+  try {
+    lstatSync(leadsTo(file));
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
   }
 }
 
