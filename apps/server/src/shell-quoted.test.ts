@@ -11,24 +11,51 @@ function pasted(shell: 'sh' | 'bash', word: string, cwd: string) {
   return { word: run.stdout, status: run.status, ranSomething: existsSync(path.join(cwd, 'pwned')) };
 }
 
+/** Names a call may choose, each meant to run `touch pwned` when pasted. */
+const WORDS = [
+  '/w/x$(touch pwned)',
+  '/w/x`touch pwned`',
+  "/w/it's; touch pwned; '",
+  "/w/a\\';touch pwned;#",
+  '/w/a b "c" $HOME',
+  '/w/*',
+  '/w/x\\y',
+  '/w/é😀',
+  '/w/a\nb; touch pwned',
+  '/w/a\tb',
+  '/w/a\rb',
+  '/w/txt.\u202Eexe',
+  '/w/a\u2028b',
+  "/w/x\u200B'; touch pwned; #",
+  "/w/a\x1b[2Kb'$(touch pwned)",
+  '/w/\x7f\u0085',
+];
+
 describe('shellQuoted', () => {
   test('plain paths are left as they are', () => {
     expect(['/home/me/.bash_history', 'a-b_c.d@e%f+g=h:i,j'].map(shellQuoted)).toStrictEqual(['/home/me/.bash_history', 'a-b_c.d@e%f+g=h:i,j']);
   });
 
-  test('a name a call chose is one word to the shell, and runs nothing', async () => {
+  test('a name a call chose is one word to bash, read back as it was, on one line, every character seen', async () => {
     await using folder = await tempFolder();
-    const words = ['/w/x$(touch pwned)', '/w/x`touch pwned`', "/w/it's; touch pwned; '", '/w/a b "c"', '/w/*', '/w/~x', '/w/x\\y', '/w/é😀'];
-    for (const word of words) expect(pasted('sh', word, folder.path)).toStrictEqual({ word, status: 0, ranSomething: false });
+    for (const word of WORDS) {
+      expect({ word, unseen: /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(shellQuoted(word)) }).toStrictEqual({ word, unseen: false });
+      expect(pasted('bash', word, folder.path)).toStrictEqual({ word, status: 0, ranSomething: false });
+    }
   });
 
-  test('characters that would not show as themselves are escaped, on one line, and read back as they were', async () => {
+  test('pasted into POSIX sh, which knows no $\'…\', each is still one word and runs nothing', async () => {
     await using folder = await tempFolder();
-    const words = ['/w/a\nb; touch pwned', '/w/a\tb', '/w/a\rb', '/w/txt.\u202Eexe', '/w/a\u200Bb', '/w/a\u2028b', "/w/a\x1b[2Kb'$(touch pwned)", '/w/\x7f\u0085'];
-    for (const word of words) {
-      const quoted = shellQuoted(word);
-      expect({ word, shown: /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(quoted) }).toStrictEqual({ word, shown: false });
-      expect(pasted('bash', word, folder.path)).toStrictEqual({ word, status: 0, ranSomething: false });
+    for (const word of WORDS) {
+      const run = pasted('sh', word, folder.path);
+      expect({ word, status: run.status, ranSomething: run.ranSomething }).toStrictEqual({ word, status: 0, ranSomething: false });
+    }
+  });
+
+  test('a word without a quote, a backslash or an unseen character reads back in POSIX sh too', async () => {
+    await using folder = await tempFolder();
+    for (const word of ['/w/x$(touch pwned)', '/w/x`touch pwned`', '/w/a b "c" $HOME', '/w/*', '/w/é😀']) {
+      expect(pasted('sh', word, folder.path)).toStrictEqual({ word, status: 0, ranSomething: false });
     }
   });
 });
