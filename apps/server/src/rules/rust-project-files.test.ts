@@ -45,6 +45,15 @@ describe('a rule for a cargo listing subcommand while the workspace names a tool
       writeFileSync(path.join(workspace, 'rust-toolchain.toml'), text);
       for (const command of commands) expect(await decided(command), `${text}: ${command}`).toBe('ask');
     }
+    // The old plain file read as TOML, with a path in escapes and an integer past 2^53 (Rust's toml reads it).
+    rmSync(path.join(workspace, 'rust-toolchain.toml'));
+    writeFileSync(path.join(workspace, 'rust-toolchain'), '[toolchain]\npath = "\\u002Ftmp\\u002Ftc"\nx = 9007199254740993\n');
+    for (const command of commands) expect(await decided(command), command).toBe('ask');
+    writeFileSync(path.join(workspace, 'rust-toolchain'), '[toolchain]\npath = "\\u002Ftmp\\u002Ftc"\nx = [1, \n');
+    for (const command of commands) expect(await decided(command), command).toBe('ask');
+    writeFileSync(path.join(workspace, 'rust-toolchain'), 'nightly-2024-01-01\n');
+    for (const command of commands) expect(await decided(command), command).toBe('allow');
+    rmSync(path.join(workspace, 'rust-toolchain'));
     // A path only mentioned names nothing.
     writeFileSync(path.join(workspace, 'rust-toolchain.toml'), '[toolchain]\nchannel = "stable" # not path = "/tc"\ncomponents = ["path"]\n');
     for (const command of commands) expect(await decided(command), command).toBe('allow');

@@ -57,6 +57,7 @@ function namesToolchainPath(file: string, plain: boolean): boolean {
   if (text.length > MAX_TOOLCHAIN_FILE) return true;
   const setsPath = tomlSets(text, ['toolchain', 'path']);
   if (setsPath !== undefined) return setsPath;
-  // Not TOML: the old plain file names a channel, or a folder by its path; a `.toml` rustup may read otherwise.
-  return !plain || text.includes('/');
+  // Not TOML to this parser: rustup reads the old plain file of one line as a channel's name, or a folder's path;
+  // any other it reads as TOML, which it may take where this parser did not.
+  return !plain || text.trim().includes('\n') || text.includes('/');
 }

@@ -10,7 +10,8 @@ import { parse } from 'smol-toml';
 export function tomlSets(text: string, keys: readonly string[]): boolean | undefined {
   let document: unknown;
   try {
-    document = parse(text);
+    // Integers past 2^53 as BigInt: Rust's toml and Python's tomllib read them, and a refusal here must not be one there.
+    document = parse(text, { integersAsBigInt: 'asNeeded' });
   } catch {
     return undefined;
   }
