@@ -112,12 +112,14 @@ const GRADLE_OPTIONS = [
   '--include-build', '--project-cache-dir',
 ];
 /**
- * System properties Gradle takes from `-D` (`--system-prop`) as it takes them from gradle.properties: the user home,
- * the JVM the daemon runs (`org.gradle.java.home`) and its arguments (`-javaagent:…`), the JDKs toolchains run from.
+ * Properties that choose the JVM Gradle runs or the JDKs it runs for a build's toolchain, given as system properties
+ * (`-D`, `--system-prop`) or project properties (`-P`, `--project-prop`), which Gradle also reads for these: the user
+ * home, the JVM the daemon runs (`org.gradle.java.home`) and its arguments (`-javaagent:…`), the JDKs toolchains run
+ * from (`org.gradle.java.installations.paths`, whose `bin/java` Gradle runs to probe it) and the environment variables
+ * naming more (`…fromEnv=PWD`).
  */
 const GRADLE_CODE_PROPERTIES =
-  /^(?:--?(?:D=?|system-prop=))?(?:gradle\.user\.home|org\.gradle\.java\.home|org\.gradle\.jvmargs|org\.gradle\.java\.installations\.paths)(?:=|$)/;
-
+  /^(?:--?(?:[DP]=?|system-prop=|project-prop=))?(?:gradle\.user\.home|org\.gradle\.java\.home|org\.gradle\.jvmargs|org\.gradle\.java\.installations\.(?:paths|fromEnv))(?:=|$)/;
 /** gpg's options that run a program or load code, or read a config or a home whose gpg.conf may set one (`photo-viewer`). */
 const GPG_OPTIONS = ['--photo-viewer', '--exec-path', '--options', '--homedir', '--agent-program', '--dirmngr-program', '--load-extension'];
 
