@@ -218,6 +218,9 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       ['gpg-agent.conf', 'pinentry-program ./evil-pinentry'],
       ['gpg-agent.conf', 'SCDAEMON-PROGRAM ./evil'],
       ['dirmngr.conf', 'ldap-wrapper-program ./evil'],
+      // Read in place of gpg.conf, the first there of gpg.conf-2.4.7, gpg.conf-2.4, gpg.conf-2.
+      ['gpg.conf-2', 'photo-viewer "./evil.sh %i"'],
+      ['gpg.conf-2.4', 'dirmngr-program ./evil'],
     ] as const) {
       write(`.gnupg/${file}`, `${line}\n`);
       for (const command of commands) {

@@ -201,8 +201,10 @@ const GNUPG_PROGRAMS = new Set(['gpg', 'gpg2', 'gpgsm', 'gpgtar', 'gpg-agent', '
 /**
  * The settings of GnuPG's config files that name a program it runs or a library it loads: gpg's photo viewer and
  * `exec-path`, the agent, dirmngr and keyboxd that gpg and gpgsm start, gpgsm's protect tool, the agent's pinentry and
- * card daemons, dirmngr's LDAP wrapper, scdaemon's PC/SC and CT-API drivers. GnuPG takes a keyword by any unambiguous
- * start of its name (`dirmngr-prog`), so a line's keyword counts when one of these starts with it.
+ * card daemons, dirmngr's LDAP wrapper, scdaemon's PC/SC and CT-API drivers. A line's keyword counts when one of
+ * these starts with it, as the command line takes a start of a name (`--dirmngr-prog`); a config file takes whole
+ * names only, so this asks more than needed, never less. Each file is also read under a version's name, the first
+ * there of `gpg.conf-2.4.7`, `gpg.conf-2.4`, `gpg.conf-2` and `gpg.conf`: every `<file>-…` counts.
  */
 const GNUPG_CODE_SETTINGS = new Map<string, readonly string[]>([
   ['gpg.conf', ['photo-viewer', 'exec-path', 'agent-program', 'dirmngr-program', 'keyboxd-program', 'load-extension']],
@@ -223,13 +225,19 @@ function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: str
   if (!inWorkspace(folder)) return undefined;
   const why = (file: string) => reason(codeWord(name), ' reads ', codeWord(shown(file)), ', in the workspace, where a call may have written it, which may name a program it or the agent it starts runs');
   if (changed) return why(folder);
+  const names = entryNames(folder);
+  // Past MAX_CACHE_ENTRIES, or a folder that cannot be read: a versioned file may be among what was not seen.
+  if (names === undefined) return why(folder);
+  const versioned = names.filter((entry) => [...GNUPG_CODE_SETTINGS.keys()].some((file) => entry.startsWith(`${file}-`)));
   for (const [file, settings] of GNUPG_CODE_SETTINGS) {
-    const text = fileText(path.join(folder, file), MAX_GNUPG_CONFIG_BYTES);
-    if (text === null) continue;
-    if (text === undefined) return why(path.join(folder, file));
-    for (const line of text.split('\n')) {
-      const keyword = /^\s*(?:--)?([^\s#=]+)/.exec(line)?.[1]?.toLowerCase();
-      if (keyword !== undefined && settings.some((setting) => setting.startsWith(keyword))) return why(path.join(folder, file));
+    for (const name of [file, ...versioned.filter((entry) => entry.startsWith(`${file}-`))]) {
+      const text = fileText(path.join(folder, name), MAX_GNUPG_CONFIG_BYTES);
+      if (text === null) continue;
+      if (text === undefined) return why(path.join(folder, name));
+      for (const line of text.split('\n')) {
+        const keyword = /^\s*(?:--)?([^\s#=]+)/.exec(line)?.[1]?.toLowerCase();
+        if (keyword !== undefined && settings.some((setting) => setting.startsWith(keyword))) return why(path.join(folder, name));
+      }
     }
   }
   return undefined;
@@ -448,6 +456,28 @@ function goEnvSettings(text: string): Map<string, string> {
 /** Whether the module cache's `golang.org` folder holds a toolchain (`toolchain@v0.0.1-go1.22.0.linux-amd64`), or may. */
 function holdsToolchain(folder: string): boolean {
   return holdsEntry(folder, (name) => name.startsWith('toolchain@'));
+}
+
+/** The names in `folder`: none when it is not there; undefined past `MAX_CACHE_ENTRIES`, or when it cannot be read. */
+function entryNames(folder: string): string[] | undefined {
+  let dir;
+  try {
+    dir = opendirSync(folder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? [] : undefined;
+  }
+  try {
+    const names: string[] = [];
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+      if (names.push(entry.name) > MAX_CACHE_ENTRIES) return undefined;
+    }
+    return names;
+  } catch {
+    return undefined;
+  } finally {
+    dir.closeSync();
+  }
 }
 
 /** Whether `folder` holds an entry whose name is `wanted`, or may (past `MAX_CACHE_ENTRIES`, or not read); not when not there. */
