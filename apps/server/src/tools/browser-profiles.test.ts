@@ -132,7 +132,7 @@ describe('browserProfileFolders', () => {
         judged.push(name);
         return name === 'unsure' ? undefined : name.startsWith('yes');
       };
-      const where = () => scans.entriesWhere(config, /^[^.]/, judge).map((entry) => path.basename(entry));
+      const where = () => scans.entriesWhere(config, /^[^.]/, judge, 60_000_000_000n).map((entry) => path.basename(entry));
       expect(where()).toStrictEqual(['yes']);
       expect(judged.toSorted()).toStrictEqual(['no', 'unsure', 'yes']);
       judged.length = 0;
@@ -155,8 +155,34 @@ describe('browserProfileFolders', () => {
         judged += 1;
         return false;
       };
-      scans.entriesWhere(config, /^[^.]/, judge);
-      scans.entriesWhere(config, /^[^.]/, judge);
+      scans.entriesWhere(config, /^[^.]/, judge, 60_000_000_000n);
+      scans.entriesWhere(config, /^[^.]/, judge, 60_000_000_000n);
+      expect(judged).toBe(2);
+    });
+
+    it('entriesWhere judges an entry found false again once that verdict is as old as it is kept for, the folder still', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      await mkdir(path.join(config, 'fork'), { recursive: true });
+      let ahead = 10_000_000_000n;
+      const scans = new FolderScans({ now: () => statSync(config, { bigint: true }).ctimeNs + ahead });
+      let answer = false;
+      let judged = 0;
+      const judge = () => {
+        judged += 1;
+        return answer;
+      };
+      const where = () => scans.entriesWhere(config, /^[^.]/, judge, 5_000_000_000n).map((entry) => path.basename(entry));
+      expect(where()).toStrictEqual([]);
+      answer = true;
+      ahead += 4_000_000_000n;
+      expect(where()).toStrictEqual([]);
+      expect(judged).toBe(1);
+      ahead += 1_000_000_000n;
+      expect(where()).toStrictEqual(['fork']);
+      answer = false;
+      ahead += 60_000_000_000n;
+      expect(where()).toStrictEqual(['fork']);
       expect(judged).toBe(2);
     });
   });

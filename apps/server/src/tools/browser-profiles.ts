@@ -118,8 +118,11 @@ export class FolderScans {
   readonly #scans = new Map<string, Scan>();
   /** By folder, the answers for each set of names asked about it (a few: the places in it, the copies of a file there). */
   readonly #presence = new Map<string, Presence[]>();
-  /** By listing (the array `entriesNamed` keeps while its folder holds still), what `entriesWhere` judged of its entries. */
-  readonly #verdicts = new WeakMap<readonly string[], Map<string, boolean>>();
+  /**
+   * By listing (the array `entriesNamed` keeps while its folder holds still), what `entriesWhere` judged of its entries
+   * (true, or when it judged false), and its last answer with when a verdict in it is first due again.
+   */
+  readonly #verdicts = new WeakMap<readonly string[], { verdicts: Map<string, true | bigint>; found: string[] | undefined; until: bigint }>();
 
   constructor(
     private readonly options: {
@@ -149,23 +152,43 @@ export class FolderScans {
 
   /**
    * The entries of `folder` named `name` of which `judge` says true, with its verdicts kept as the listing is: while
-   * the folder holds still, a use costs nothing per entry, but for those it could not decide yet (undefined: judged
-   * again at the next use). A verdict is on what the entry holds, which may change with the folder still: `judge`
-   * says true or false only where that cannot, or not while it matters. One judge per folder and name. `now` is the
-   * scans' clock. Only the first `limit` entries are judged.
+   * the folder holds still, a true costs nothing at later uses, a false nothing until it is `falseForNs` old (what an
+   * entry holds may change with its folder still: a verdict of false is looked at again that often), and an entry it
+   * could not decide (undefined) is judged at each use. One judge per folder and name; `now` is the scans' clock.
    */
-  entriesWhere(folder: string, name: RegExp, judge: (entry: string, now: bigint) => boolean | undefined, limit = Infinity): string[] {
+  entriesWhere(folder: string, name: RegExp, judge: (entry: string, now: bigint) => boolean | undefined, falseForNs: bigint): string[] {
     const entries = this.entriesNamed(folder, name);
-    let verdicts = this.#verdicts.get(entries);
-    if (verdicts === undefined) this.#verdicts.set(entries, (verdicts = new Map<string, boolean>()));
+    let judged = this.#verdicts.get(entries);
+    if (judged === undefined) this.#verdicts.set(entries, (judged = { verdicts: new Map(), found: undefined, until: 0n }));
     const now = this.#now();
-    return entries.slice(0, limit).filter((entry) => {
+    // The answer as a whole, while no verdict in it is due again: a use then costs nothing per entry.
+    if (judged.found !== undefined && now < judged.until) return judged.found;
+    const verdicts = judged.verdicts;
+    let until: bigint | undefined;
+    let undecided = false;
+    const found = entries.filter((entry) => {
       const kept = verdicts.get(entry);
-      if (kept !== undefined) return kept;
-      const verdict = judge(entry, now);
-      if (verdict !== undefined) verdicts.set(entry, verdict);
-      return verdict === true;
+      if (kept === true) return true;
+      let at = kept;
+      if (at === undefined || now - at >= falseForNs) {
+        const verdict = judge(entry, now);
+        if (verdict === undefined) {
+          verdicts.delete(entry);
+          undecided = true;
+          return false;
+        }
+        if (verdict) {
+          verdicts.set(entry, true);
+          return true;
+        }
+        verdicts.set(entry, (at = now));
+      }
+      if (until === undefined || at + falseForNs < until) until = at + falseForNs;
+      return false;
     });
+    judged.found = undecided ? undefined : found;
+    judged.until = until ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000_000n;
+    return found;
   }
 
   /**

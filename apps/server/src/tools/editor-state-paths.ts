@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { FolderScans, type BrowserPlaces } from './browser-profiles';
 import { keptWhileSame } from './kept-paths';
@@ -36,18 +36,17 @@ const USER_DATA_NAMES = ['Code', 'Code - OSS', 'Code - Insiders', 'VSCodium', 'V
 const REMOTE_SERVER_FOLDER = /^\.[^.].*-server(?:-insiders)?$/;
 
 /**
- * At most this many entries of each folder looked through for a VS Code user-data folder (the XDG config and data
- * folders) are looked into: past it, only the ones known by name are found. Each is looked into when its folder's
- * listing is read, not at each use (see userDataVerdict), so the bound is on the cost of a folder's change.
- */
-const MAX_USER_DATA_CANDIDATES = 4_096;
-
-/**
- * How long ago an entry must have last changed for its want of a `User` folder to be taken as lasting (until its
- * folder changes): an editor's first start makes its folder, then `User` in it, moments apart; a folder that has held
- * still this long without one is not an editor's being made.
+ * How long ago an entry must have last changed for its want of a `User` folder to be taken as lasting: an editor's
+ * first start makes its folder, then `User` in it, moments apart; a folder that has held still this long without one
+ * is not an editor's being made.
  */
 const SETTLED_ENTRY_NS = 60_000_000_000n;
+
+/**
+ * How long a folder found without a user-data layout is taken to have none before it is looked at again: a `User`
+ * folder removed (to reset an editor) and made again at its next start leaves its parent's listing as it was.
+ */
+const NO_LAYOUT_KEPT_NS = 10_000_000_000n;
 
 /**
  * In the XDG config folders: micro's backups and its `buffers` (the search and command history, and, set so, each
@@ -66,23 +65,22 @@ const CONFIG_PATHS = [
  * entries of the XDG config and data folders (`~/.config/Windsurf`, `~/.local/share/code-server`) and the remote
  * servers' `data` (`~/.vscode-server/data`, `~/.cursor-server/data`, whose `User` may hold no settings), and the ones
  * known by name whether laid out yet or not: each fork keeps its copies there under its own name, too many to list.
- * Up to MAX_USER_DATA_CANDIDATES entries of each XDG folder looked into; their listings are read again only when they
- * change (see FolderScans).
+ * Every entry of each XDG folder is looked into (a folder past MAX_LISTED_ENTRIES is hidden whole as a browsers'
+ * folder), when its listing is read, a folder found without a layout again every NO_LAYOUT_KEPT_NS (see FolderScans).
  */
 function vsCodeUserDataFolders(places: BrowserPlaces, scans: FolderScans): string[] {
   const configs = [...new Set([places.configHome, path.join(places.home, '.config')].filter((base) => base !== undefined))];
   const data = [...new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((base) => base !== undefined))];
-  const found = [...configs, ...data].flatMap((base) => scans.entriesWhere(base, /^[^.]/, userDataVerdict, MAX_USER_DATA_CANDIDATES));
+  const found = [...configs, ...data].flatMap((base) => scans.entriesWhere(base, /^[^.]/, userDataVerdict, NO_LAYOUT_KEPT_NS));
   const servers = scans.entriesNamed(places.home, REMOTE_SERVER_FOLDER).map((server) => path.join(server, 'data'));
   return [...new Set([...configs.flatMap((base) => USER_DATA_NAMES.map((name) => path.join(base, name))), ...servers, ...found])];
 }
 
 /**
  * Whether `folder` holds a VS Code user-data layout: true for good (a layout stays hidden while its folder is listed
- * the same), false while its folder holds still (it has no `User` folder and has not changed for SETTLED_ENTRY_NS, or
- * cannot be looked into), undefined to look again at the next use (a `User` folder without the files that tell it yet,
- * or a folder changed lately: one an editor is making). Only the first MAX_USER_DATA_CANDIDATES entries of each
- * listing are looked into.
+ * the same); false for a while (NO_LAYOUT_KEPT_NS): it cannot be looked into, or it, or its `User` folder without the
+ * files that tell a layout, has not changed for SETTLED_ENTRY_NS; undefined, to look again at the next use, while the
+ * one that would tell changed lately: an editor making its folder.
  */
 function userDataVerdict(folder: string, now: bigint): boolean | undefined {
   const there = (entry: string) => {
@@ -93,15 +91,17 @@ function userDataVerdict(folder: string, now: bigint): boolean | undefined {
       return null;
     }
   };
+  const settled = (info: BigIntStats) => now - (info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs) >= SETTLED_ENTRY_NS;
   const userFolder = path.join(folder, 'User');
   const user = there(userFolder);
   if (user === null) return false;
-  if (user?.isDirectory() === true) return ['settings.json', 'globalStorage'].some((name) => there(path.join(userFolder, name)) != null) ? true : undefined;
+  if (user?.isDirectory() === true) {
+    if (['settings.json', 'globalStorage'].some((name) => there(path.join(userFolder, name)) != null)) return true;
+    return settled(user) ? false : undefined;
+  }
   const own = there(folder);
   if (own === null || (own !== undefined && !own.isDirectory())) return false;
-  if (own === undefined) return undefined;
-  const changed = own.ctimeNs > own.mtimeNs ? own.ctimeNs : own.mtimeNs;
-  return now - changed >= SETTLED_ENTRY_NS ? false : undefined;
+  return own !== undefined && settled(own) ? false : undefined;
 }
 
 /** In the XDG cache folders: helix's log, which at `-v` holds the language servers' messages, each file's text among them. */
