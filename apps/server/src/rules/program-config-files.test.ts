@@ -431,6 +431,16 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     expect((await evaluateRules(terminal('composer show'), [prefix('composer show', { exact: true })], context)).decision).toBe('allow');
   });
 
+  it("poetry's folder given as its parser (argparse) reads it: a start of --directory or --project, -C or -P grouped after a flag", async () => {
+    write('pyproject.toml', '[project]\nname = "x"\n');
+    write('sub/pyproject.toml', '[tool.poetry.requires-plugins]\nevil = { path = "./evil" }\n');
+    for (const command of ['poetry --dir sub show', 'poetry --direc=sub show', 'poetry --proj sub show', 'poetry -nC sub show', 'poetry -vCsub show', 'poetry -qP sub show', 'poetry --directory sub show']) {
+      expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: `));
+      expect((await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision, command).toBe('ask');
+    }
+    expect((await evaluateRules(terminal('poetry -n show'), [prefix('poetry -n show', { exact: true })], context)).decision).toBe('allow');
+  });
+
   it("Poetry 2's project plugins: a pyproject.toml requiring plugins, or its .poetry/plugins folder holding one", async () => {
     const poetryAllows = [prefix('poetry show'), prefix('poetry check'), prefix('cd')];
     const commands = ['poetry show', 'poetry check', 'cd src && poetry show'];

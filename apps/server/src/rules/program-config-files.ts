@@ -146,7 +146,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const configs = PROJECT_CONFIGS.get(project) ?? [];
     const starts = [folder];
     for (const option of folderOptions) {
-      const given = givenFolders(command, option);
+      const given = givenFolders(command, option, project === 'poetry');
       if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
       for (const value of given) starts.push(path.resolve(folder, value));
     }
@@ -391,19 +391,39 @@ function upward(starts: readonly string[]): string[] {
  * which composer and Poetry read as `sub`, `-d=sub` as `=sub`, taken as `sub` as well): null when the shell computes
  * one.
  */
-function givenFolders(command: SimpleCommand, option: string): string[] | null {
+/**
+ * The folders `option` is given in a command's words: the next word, or attached (`-dsub`, `--dir=sub`). `argparse`:
+ * read as Python's argparse reads it (Poetry), also by any start of a long option's name (`--dir sub`, `--proj=x`)
+ * and as the last of a group of short flags (`-nC sub`, `-vCsub`). Null when a value is one the shell computes.
+ */
+function givenFolders(command: SimpleCommand, option: string, argparse = false): string[] | null {
   const words = command.words.slice(1);
   const folders: string[] = [];
   const short = !option.startsWith('--');
   for (const [index, word] of words.entries()) {
     if (word.kind !== 'literal') continue;
-    if (word.value === option) {
-      const value = words[index + 1];
-      if (value?.kind !== 'literal') return null;
-      folders.push(value.value);
-    } else if (word.value.startsWith(short ? option : `${option}=`)) {
-      const attached = word.value.slice(option.length);
+    const value = word.value;
+    const next = () => {
+      const following = words[index + 1];
+      if (following?.kind !== 'literal') return false;
+      folders.push(following.value);
+      return true;
+    };
+    if (value === option) {
+      if (!next()) return null;
+    } else if (!argparse && value.startsWith(short ? option : `${option}=`)) {
+      const attached = value.slice(option.length);
       folders.push(...(short ? [attached] : []), ...(attached.startsWith('=') ? [attached.slice(1)] : []));
+    } else if (argparse && !short && value.startsWith('--') && value.length > 2) {
+      const [name = '', attached] = value.split(/=(.*)/s);
+      if (!option.startsWith(name)) continue;
+      if (attached !== undefined) folders.push(attached);
+      else if (!next()) return null;
+    } else if (argparse && short && /^-[^-]/.test(value) && value.includes(option.slice(1))) {
+      // A group of flags ends at the first letter taking a value: what follows it, or the next word, is its value.
+      const attached = value.slice(value.indexOf(option.slice(1)) + 1);
+      if (attached !== '') folders.push(attached, ...(attached.startsWith('=') ? [attached.slice(1)] : []));
+      else if (!next()) return null;
     }
   }
   return folders;
