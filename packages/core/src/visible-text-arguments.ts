@@ -170,12 +170,16 @@ const NAME_WORDS: ReadonlySet<string> = new Set([
   'path', 'paths', 'pathname', 'filepath', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories',
   'folder', 'folders', 'url', 'urls', 'uri', 'uris', 'href', 'link', 'links', 'host', 'hosts', 'hostname', 'domain', 'domains',
   'endpoint', 'location', 'target', 'targets', 'destination', 'dest', 'name', 'names', 'repo', 'repository', 'branch', 'remote',
-  'email', 'emails', 'recipient', 'recipients',
+  'email', 'emails', 'recipient', 'recipients', 'address', 'addresses', 'dirpath', 'dirpaths',
 ]);
+
+/** Last words that say the value is several of what the word before names (`file_list`, `pathList`, `url_array`). */
+const LIST_WORDS: ReadonlySet<string> = new Set(['list', 'array', 'set']);
 
 function namedAsName(name: string): boolean {
   const words = nameWords(name);
-  return NAME_WORDS.has(words[words.length - 1] ?? '');
+  const last = words[words.length - 1] ?? '';
+  return NAME_WORDS.has(last) || (LIST_WORDS.has(last) && NAME_WORDS.has(words[words.length - 2] ?? ''));
 }
 
 /**
