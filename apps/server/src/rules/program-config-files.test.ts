@@ -229,6 +229,11 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       }
       rmSync(path.join(workspace, '.gnupg', file));
     }
+    // More versioned files than a person has are not each read: they count.
+    for (let version = 0; version < 17; version += 1) write(`.gnupg/gpg.conf-2.${version}`, 'armor\n');
+    expect(await denied('gpg --verify x.sig x')).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.gnupg\``));
+    rmSync(path.join(workspace, '.gnupg', 'gpg.conf-2.16'));
+    expect(await denied('gpg --verify x.sig x')).toBe('ask');
     // A command before it may write one.
     expect((await evaluateRules(terminal('cp x .gnupg/gpg.conf && gpg --verify x.sig x'), allows, context)).decision).toBe('ask');
   });
@@ -434,6 +439,11 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
   it("poetry's folder given as its parser (argparse) reads it: a start of --directory or --project, -C or -P grouped after a flag", async () => {
     write('pyproject.toml', '[project]\nname = "x"\n');
     write('sub/pyproject.toml', '[tool.poetry.requires-plugins]\nevil = { path = "./evil" }\n');
+    write('a/b/pyproject.toml', '[tool.poetry.requires-plugins]\nevil = { path = "./evil" }\n');
+    // Poetry takes --project from the --directory given: `-C a -P b` is a/b.
+    for (const command of ['poetry -C a -P b show', 'poetry -P b -C a show', 'poetry --directory=a --project=b show']) {
+      expect((await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision, command).toBe('ask');
+    }
     for (const command of ['poetry --dir sub show', 'poetry --direc=sub show', 'poetry --proj sub show', 'poetry -nC sub show', 'poetry -vCsub show', 'poetry -qP sub show', 'poetry --directory sub show']) {
       expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: `));
       expect((await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision, command).toBe('ask');

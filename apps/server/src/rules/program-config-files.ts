@@ -145,10 +145,18 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const folder = path.resolve(workspace, line.folder ?? workspace);
     const configs = PROJECT_CONFIGS.get(project) ?? [];
     const starts = [folder];
+    const givenBy = new Map<string, string[]>();
     for (const option of folderOptions) {
       const given = givenFolders(command, option, project === 'poetry');
       if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
+      givenBy.set(option, given);
       for (const value of given) starts.push(path.resolve(folder, value));
+    }
+    if (project === 'poetry') {
+      // Poetry takes --project from the --directory it is given (`-C a -P b` is a/b).
+      const directories = [...(givenBy.get('--directory') ?? []), ...(givenBy.get('-C') ?? [])];
+      const projects = [...(givenBy.get('--project') ?? []), ...(givenBy.get('-P') ?? [])];
+      for (const directory of directories) for (const projectFolder of projects) starts.push(path.resolve(folder, directory, projectFolder));
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
     const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' ? [home] : [])];
@@ -215,6 +223,8 @@ const GNUPG_CODE_SETTINGS = new Map<string, readonly string[]>([
   ['scdaemon.conf', ['pcsc-driver', 'ctapi-driver']],
 ]);
 const MAX_GNUPG_CONFIG_BYTES = 64 * 1024;
+/** At most this many versioned config files (`gpg.conf-2.4` …) are read in `~/.gnupg`; past it, the folder counts. */
+const MAX_GNUPG_VERSIONED_FILES = 16;
 
 /**
  * Why a GnuPG program may run a program or load a library that a config file in `~/.gnupg` names, when that folder
@@ -229,6 +239,8 @@ function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: str
   // Past MAX_CACHE_ENTRIES, or a folder that cannot be read: a versioned file may be among what was not seen.
   if (names === undefined) return why(folder);
   const versioned = names.filter((entry) => [...GNUPG_CODE_SETTINGS.keys()].some((file) => entry.startsWith(`${file}-`)));
+  // A person has a few; more are not read one by one (each up to 64 KiB), they count.
+  if (versioned.length > MAX_GNUPG_VERSIONED_FILES) return why(folder);
   for (const [file, settings] of GNUPG_CODE_SETTINGS) {
     for (const name of [file, ...versioned.filter((entry) => entry.startsWith(`${file}-`))]) {
       const text = fileText(path.join(folder, name), MAX_GNUPG_CONFIG_BYTES);
