@@ -243,7 +243,7 @@ describe('visibleArguments', () => {
       'cafe\\u{301}.txt',
       'https://\\u{430}\\u{440}\\u{440}\\u{4CF}\\u{435}.com/x.sh',
     ]);
-    for (const name of ['path', 'paths', 'file_path', 'targetUrl', 'urls', 'files', 'output_dir', 'address', 'dirpath', 'file_list', 'pathList', 'url_array']) {
+    for (const name of ['path', 'paths', 'file_path', 'targetUrl', 'urls', 'files', 'output_dir', 'dirpath', 'file_list', 'pathList', 'url_array', 'URLList', 'filelist']) {
       const shown = visibleArguments('files__read', { [name]: lines.join('\n') });
       expect({ name, value: flat(shown.others[0]!.value), hidden: shown.hiddenCount }).toStrictEqual({ name, value: alone.join('\n'), hidden: 15 });
       // A line end before or after the value does not make it text either.
@@ -253,7 +253,7 @@ describe('visibleArguments', () => {
       expect({ name, value: flat(json.others[0]!.value), hidden: json.hiddenCount }).toStrictEqual({ name, value: `[\n${alone.map((line) => `  "${line}"`).join(',\n')}\n]`, hidden: 15 });
     }
     // A file's content, a message: text, whose Greek capitals and dot leaders are the writer's own.
-    for (const name of ['content', 'file_content', 'message', 'todo_list', 'list']) {
+    for (const name of ['content', 'file_content', 'message', 'todo_list', 'list', 'shipping_address']) {
       expect({ name, hidden: visibleArguments('files__write', { [name]: `x\n${lines.slice(1, 3).join('\n')}` }).hiddenCount }).toStrictEqual({ name, hidden: 0 });
     }
   });

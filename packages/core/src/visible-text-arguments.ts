@@ -152,6 +152,7 @@ const CODE_NAME_WORDS: ReadonlySet<string> = new Set([
 function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word !== '');
@@ -170,7 +171,7 @@ const NAME_WORDS: ReadonlySet<string> = new Set([
   'path', 'paths', 'pathname', 'filepath', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories',
   'folder', 'folders', 'url', 'urls', 'uri', 'uris', 'href', 'link', 'links', 'host', 'hosts', 'hostname', 'domain', 'domains',
   'endpoint', 'location', 'target', 'targets', 'destination', 'dest', 'name', 'names', 'repo', 'repository', 'branch', 'remote',
-  'email', 'emails', 'recipient', 'recipients', 'address', 'addresses', 'dirpath', 'dirpaths',
+  'email', 'emails', 'recipient', 'recipients', 'dirpath', 'dirpaths', 'filelist', 'pathlist', 'urllist', 'hostlist',
 ]);
 
 /** Last words that say the value is several of what the word before names (`file_list`, `pathList`, `url_array`). */
