@@ -160,6 +160,29 @@ describe('browserProfileFolders', () => {
       expect(judged).toBe(2);
     });
 
+    it('entriesWhere judges at most maxUndecided undecided entries at each use; the rest are taken as false for a while', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      for (const name of ['a', 'b', 'c', 'd']) await mkdir(path.join(config, name), { recursive: true });
+      let ahead = 10_000_000_000n;
+      const scans = new FolderScans({ now: () => statSync(config, { bigint: true }).ctimeNs + ahead });
+      let judged = 0;
+      const judge = () => {
+        judged += 1;
+        return undefined;
+      };
+      const use = () => scans.entriesWhere(config, /^[^.]/, judge, 5_000_000_000n, 2);
+      use();
+      expect(judged).toBe(4);
+      judged = 0;
+      use();
+      expect(judged).toBe(2);
+      ahead += 5_000_000_000n;
+      judged = 0;
+      use();
+      expect(judged).toBe(4);
+    });
+
     it('entriesWhere judges an entry found false again once that verdict is as old as it is kept for, the folder still', async () => {
       await using home = await tempFolder();
       const config = path.join(home.path, '.config');

@@ -154,9 +154,10 @@ export class FolderScans {
    * The entries of `folder` named `name` of which `judge` says true, with its verdicts kept as the listing is: while
    * the folder holds still, a true costs nothing at later uses, a false nothing until it is `falseForNs` old (what an
    * entry holds may change with its folder still: a verdict of false is looked at again that often), and an entry it
-   * could not decide (undefined) is judged at each use. One judge per folder and name; `now` is the scans' clock.
+   * could not decide (undefined) is judged at each use, up to `maxUndecided` of them. One judge per folder and name;
+   * `now` is the scans' clock.
    */
-  entriesWhere(folder: string, name: RegExp, judge: (entry: string, now: bigint) => boolean | undefined, falseForNs: bigint): string[] {
+  entriesWhere(folder: string, name: RegExp, judge: (entry: string, now: bigint) => boolean | undefined, falseForNs: bigint, maxUndecided = Infinity): string[] {
     const entries = this.entriesNamed(folder, name);
     let judged = this.#verdicts.get(entries);
     if (judged === undefined) this.#verdicts.set(entries, (judged = { verdicts: new Map(), found: undefined, until: 0n }));
@@ -165,16 +166,17 @@ export class FolderScans {
     if (judged.found !== undefined && now < judged.until) return judged.found;
     const verdicts = judged.verdicts;
     let until: bigint | undefined;
-    let undecided = false;
+    let undecided = 0;
     const found = entries.filter((entry) => {
       const kept = verdicts.get(entry);
       if (kept === true) return true;
       let at = kept;
       if (at === undefined || now - at >= falseForNs) {
         const verdict = judge(entry, now);
-        if (verdict === undefined) {
+        // Past `maxUndecided` in one use, an undecided entry is taken as false for a while: entries a call made to stay
+        // undecided cost their judging once per `falseForNs`, not at every use.
+        if (verdict === undefined && ++undecided <= maxUndecided) {
           verdicts.delete(entry);
-          undecided = true;
           return false;
         }
         if (verdict) {
@@ -186,7 +188,7 @@ export class FolderScans {
       if (until === undefined || at + falseForNs < until) until = at + falseForNs;
       return false;
     });
-    judged.found = undecided ? undefined : found;
+    judged.found = undecided > 0 ? undefined : found;
     judged.until = until ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000_000n;
     return found;
   }

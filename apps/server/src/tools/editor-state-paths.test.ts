@@ -25,4 +25,5 @@ describe("a VS Code fork's user-data folder among the config folder's entries", 
     ahead += 11_000_000_000n;
     expect(found()).toBe(true);
   });
+
 });

@@ -49,6 +49,12 @@ const SETTLED_ENTRY_NS = 60_000_000_000n;
 const NO_LAYOUT_KEPT_NS = 10_000_000_000n;
 
 /**
+ * At most this many entries of a folder changed lately are looked at again at each use; past it, the rest wait
+ * NO_LAYOUT_KEPT_NS: a call that makes thousands of them costs their look that often, not at every use.
+ */
+const MAX_UNDECIDED_ENTRIES = 64;
+
+/**
  * In the XDG config folders: micro's backups and its `buffers` (the search and command history, and, set so, each
  * file's undo history); Sublime Text's `Local` (its session holds the text of unsaved buffers and the find history);
  * Midnight Commander's mcedit positions (`mc/filepos`, with its bookmarks).
@@ -71,7 +77,7 @@ const CONFIG_PATHS = [
 function vsCodeUserDataFolders(places: BrowserPlaces, scans: FolderScans): string[] {
   const configs = [...new Set([places.configHome, path.join(places.home, '.config')].filter((base) => base !== undefined))];
   const data = [...new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((base) => base !== undefined))];
-  const found = [...configs, ...data].flatMap((base) => scans.entriesWhere(base, /^[^.]/, userDataVerdict, NO_LAYOUT_KEPT_NS));
+  const found = [...configs, ...data].flatMap((base) => scans.entriesWhere(base, /^[^.]/, userDataVerdict, NO_LAYOUT_KEPT_NS, MAX_UNDECIDED_ENTRIES));
   const servers = scans.entriesNamed(places.home, REMOTE_SERVER_FOLDER).map((server) => path.join(server, 'data'));
   return [...new Set([...configs.flatMap((base) => USER_DATA_NAMES.map((name) => path.join(base, name))), ...servers, ...found])];
 }
@@ -91,7 +97,8 @@ function userDataVerdict(folder: string, now: bigint): boolean | undefined {
       return null;
     }
   };
-  const settled = (info: BigIntStats) => now - (info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs) >= SETTLED_ENTRY_NS;
+  // By the change time alone, which no process can set (an mtime set ahead would keep an entry undecided for good).
+  const settled = (info: BigIntStats) => now - info.ctimeNs >= SETTLED_ENTRY_NS;
   const userFolder = path.join(folder, 'User');
   const user = there(userFolder);
   if (user === null) return false;
