@@ -36,7 +36,15 @@ export class ChatPage {
 
   /** `timeout`: for a wait inside a retried step, shorter than the page's default, so the step can be tried again. */
   async waitForStatus(card: Locator, label: string, options: { timeout?: number } = {}): Promise<void> {
-    await card.getByTestId('tool-status').getByText(label, { exact: true }).waitFor(options);
+    try {
+      await card.getByTestId('tool-status').getByText(label, { exact: true }).waitFor(options);
+    } catch (error) {
+      // What the page showed instead, so that a failure says whether the card was missing, in another state, or the
+      // run stopped elsewhere.
+      const shown = await this.page.locator('main').innerText({ timeout: 2_000 }).catch((reason: unknown) => `(unreadable: ${String(reason)})`);
+      const statuses = await this.page.getByTestId('tool-status').allInnerTexts().catch(() => []);
+      throw new Error(`${(error as Error).message}\nTool statuses on the page: ${JSON.stringify(statuses)}\nThe page's main text:\n${shown.slice(0, 4_000)}`, { cause: error });
+    }
   }
 
   /**
