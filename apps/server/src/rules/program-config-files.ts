@@ -514,30 +514,18 @@ function entryNames(folder: string): string[] | undefined {
 
 /** Whether `folder` holds an entry whose name is `wanted`, or may (past `MAX_CACHE_ENTRIES`, or not read); not when not there. */
 function holdsEntry(folder: string, wanted: (name: string) => boolean): boolean {
-  let dir;
-  try {
-    dir = opendirSync(folder);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
-  }
-  try {
-    for (let read = 0; read <= MAX_CACHE_ENTRIES; read += 1) {
-      const entry = dir.readSync();
-      if (entry === null) return false;
-      if (read === MAX_CACHE_ENTRIES || wanted(entry.name)) return true;
-    }
-    return true;
-  } catch {
-    return true;
-  } finally {
-    dir.closeSync();
-  }
+  const names = entryNames(folder);
+  return names === undefined || names.some(wanted);
 }
 
 /** Whether anything is at `file`, where its links lead (a link left dangling is not; one that cannot be told is). */
 function isThere(file: string): boolean {
+  return isThereAt(leadsTo(file));
+}
+
+function isThereAt(real: string): boolean {
   try {
-    lstatSync(leadsTo(file));
+    lstatSync(real);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -551,12 +539,8 @@ function isThere(file: string): boolean {
  */
 function fileText(file: string, maxBytes: number): string | null | undefined {
   const real = leadsTo(file);
-  try {
-    lstatSync(real);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    return undefined;
-  }
+  // Not there: null; there but not readable as a small regular file: undefined, from the read.
+  if (!isThereAt(real)) return null;
   return readSmallFile(real, maxBytes)?.toString('utf8');
 }
 
