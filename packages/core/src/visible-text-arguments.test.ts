@@ -258,6 +258,22 @@ describe('visibleArguments', () => {
     }
   });
 
+  // Found in review: only names ending in one of the listed words were read line by line, so a value of several lines
+  // under `paths_to_read` or `IPAddress` showed `ΤΟΚΕΝ.ΤΧΤ` (Greek capitals) and `ran․log` (a one dot leader) as they
+  // are, where the same value under `paths` was marked. (A JSON value of a tool not Airlock's is read line by line
+  // whatever its name: its brackets are syntax that may run.)
+  it('checks each line of a value named for paths or addresses before a use or after a kind of address', () => {
+    const lines = ['\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4', 'ran\u2024log'];
+    const marked = (name: string, value: unknown) => visibleArguments('files__read', { [name]: value }).hiddenCount;
+    for (const name of ['paths_to_read', 'path_to_file', 'filesToDelete', 'url_for_crawl', 'dirs_to_scan', 'IPAddress', 'ip_addresses', 'emailAddress', 'mac_addrs', 'ips', 'allowed_ipv6', 'subnets']) {
+      expect({ name, text: marked(name, lines.join('\n')), json: marked(name, lines) }).toStrictEqual({ name, text: 9, json: 9 });
+    }
+    // Text stays text: a postal address, a message to send, a greeting, a file's content.
+    for (const name of ['shipping_address', 'address', 'email_to_send', 'name_for_greeting', 'message_to_user', 'content_for_file', 'items']) {
+      expect({ name, text: marked(name, lines.join('\n')) }).toStrictEqual({ name, text: 0 });
+    }
+  });
+
   property.prop([fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }))])(
     'a string argument is shown losslessly, and every hidden character is counted',
     (args) => {

@@ -165,23 +165,46 @@ function namedAsCode(name: string): boolean {
 /**
  * The last word of an argument name that says its value names what the call acts on, a file, a folder, an address
  * or a name (`path`, `file_path`, `targetUrl`, `output_dir`, `paths`), one or several: each line of it is read as a
- * name, not as text. The last word, as `file_content` holds text.
+ * name, not as text. The last word, as `file_content` holds text; but in a name saying what the value is for, the word
+ * before `to` or `for`, the words after it being the use (`paths_to_read`, `urls_for_crawl`, `file_to_delete` name
+ * files; `content_for_file`, `email_to_send` hold text), and then only a word of `NAMES_BEFORE_A_USE`.
  */
 const NAME_WORDS: ReadonlySet<string> = new Set([
   'path', 'paths', 'pathname', 'filepath', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories',
   'folder', 'folders', 'url', 'urls', 'uri', 'uris', 'href', 'link', 'links', 'host', 'hosts', 'hostname', 'domain', 'domains',
   'endpoint', 'location', 'target', 'targets', 'destination', 'dest', 'name', 'names', 'repo', 'repository', 'branch', 'remote',
   'email', 'emails', 'recipient', 'recipients', 'dirpath', 'dirpaths', 'filelist', 'pathlist', 'urllist', 'hostlist',
+  'ip', 'ips', 'ipv4', 'ipv6', 'ipaddr', 'ipaddress', 'ipaddresses', 'cidr', 'cidrs', 'subnet', 'subnets', 'hostnames',
 ]);
 
 /** Last words that say the value is several of what the word before names (`file_list`, `pathList`, `url_array`). */
 const LIST_WORDS: ReadonlySet<string> = new Set(['list', 'array', 'set']);
 
+/**
+ * Last words for an address, which names something only after a word saying of what (`IPAddress`, `email_addresses`,
+ * `mac_addr`): a `shipping_address` or a plain `address` is a postal one, text of several lines.
+ */
+const ADDRESS_WORDS: ReadonlySet<string> = new Set(['address', 'addresses', 'addr', 'addrs']);
+const ADDRESS_KINDS: ReadonlySet<string> = new Set(['ip', 'ipv4', 'ipv6', 'email', 'mail', 'mac', 'host', 'server', 'remote', 'bind', 'listen', 'web', 'peer', 'socket', 'wallet']);
+
 function namedAsName(name: string): boolean {
   const words = nameWords(name);
+  const use = words.findIndex((word, at) => at > 0 && (word === 'to' || word === 'for'));
+  if (use !== -1) return NAMES_BEFORE_A_USE.has(words[use - 1]!);
   const last = words[words.length - 1] ?? '';
-  return NAME_WORDS.has(last) || (LIST_WORDS.has(last) && NAME_WORDS.has(words[words.length - 2] ?? ''));
+  const before = words[words.length - 2] ?? '';
+  if (NAME_WORDS.has(last) || (LIST_WORDS.has(last) && NAME_WORDS.has(before))) return true;
+  return ADDRESS_WORDS.has(last) && ADDRESS_KINDS.has(before);
 }
+
+/**
+ * The words of `NAME_WORDS` that name a file, a folder or an address also before `to` or `for`: an `email_to_send` or
+ * a `name_for_greeting` may be text.
+ */
+const NAMES_BEFORE_A_USE: ReadonlySet<string> = new Set([
+  'path', 'paths', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders',
+  'url', 'urls', 'uri', 'uris', 'host', 'hosts', 'hostname', 'hostnames', 'ip', 'ips', 'domain', 'domains',
+]);
 
 /**
  * ASCII a shell or another language reads as syntax that runs, calls or chains something: `$(`, `${`, `$x`, a
