@@ -151,6 +151,7 @@ Options (each also readable from the environment):
   --port <port>          AIRLOCK_PORT          port (default 7700)
   --allow-remote         AIRLOCK_ALLOW_REMOTE=1  allow binding a non-loopback host
   --workspace <dir>      AIRLOCK_WORKSPACE     folder the tools act in (default: where you started; ~/airlock-workspace from Airlock's own folder)
+  --allow-home-workspace AIRLOCK_ALLOW_HOME_WORKSPACE=1  take a workspace that is or holds the home folder (refused without it)
   --model-url <url>      AIRLOCK_MODEL_URL     OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
   --model <name>         AIRLOCK_MODEL         model name sent to that server
   --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
@@ -192,6 +193,7 @@ const FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   'allow-remote': { type: 'boolean' },
+  'allow-home-workspace': { type: 'boolean' },
   workspace: { type: 'string' },
   'model-url': { type: 'string' },
   model: { type: 'string' },
@@ -324,6 +326,10 @@ export function loadConfig(
   const shared = sharedFolderOverlap(workspace, serverTempFolder(env));
   if (shared !== undefined) throw new ConfigError(workspaceInput?.source ?? 'the workspace', shared);
   const workspaceWarning = homeFolderWarning(workspace, env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir());
+  const allowHomeWorkspace = flags['allow-home-workspace'] === true || (validate(switchSchema, fromEnv(env, 'AIRLOCK_ALLOW_HOME_WORKSPACE')) ?? false);
+  if (workspaceWarning !== undefined && !allowHomeWorkspace) {
+    throw new ConfigError(workspaceInput?.source ?? 'the workspace', `${workspaceWarning}, or give --allow-home-workspace (AIRLOCK_ALLOW_HOME_WORKSPACE=1) to take it all the same`);
+  }
   const dataDirInput = pick('data-dir', 'AIRLOCK_DATA_DIR');
   const dataDir = dataDirectory(dataDirInput, env, cwd);
   // The tools hide a data folder inside the workspace, not one that is the workspace (nor can the sandbox mask it).
@@ -595,7 +601,9 @@ function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd
 
 /**
  * The warning for a workspace that is the home folder `home` or holds it (`/` does): its shell start-up files and
- * `.ssh` are then files a call may write, which run, or let someone in, outside any sandbox. Undefined otherwise.
+ * `.ssh` are then files a call may write, which run, or let someone in, outside any sandbox, and so are the caches and
+ * settings builds read code from, which no rule check follows whole. Such a workspace is refused unless the person
+ * asks for it (`--allow-home-workspace`), and then warned about. Undefined otherwise.
  */
 export function homeFolderWarning(workspace: string, home: string): string | undefined {
   const real = realpathOr(home);
@@ -603,8 +611,9 @@ export function homeFolderWarning(workspace: string, home: string): string | und
   if (where === undefined) return undefined;
   return (
     `The workspace ${workspace} ${where}: a call allowed there can change your shell's start-up files (.bashrc, .profile) ` +
-    'and SSH keys (.ssh/authorized_keys), which run or let others in at your next login, outside any sandbox. Choose a ' +
-    'project folder with --workspace'
+    'and SSH keys (.ssh/authorized_keys), which run or let others in at your next login, outside any sandbox, and the ' +
+    'package caches and settings (~/.cargo, ~/.m2, ~/go, ~/.config) that programs your rules allow take code from. ' +
+    'Choose a project folder with --workspace'
   );
 }
 
