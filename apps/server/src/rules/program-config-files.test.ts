@@ -213,6 +213,8 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       ['gpg.conf', 'agent-program ./evil-agent'],
       ['gpg.conf', 'dirmngr-prog ./evil'],
       ['gpg.conf', 'load-extension ./evil.so'],
+      // GnuPG keeps a NUL in the keyword it collects and compares it as a C string: this line sets photo-viewer.
+      ['gpg.conf', 'photo-viewer\0x "./evil.sh %i"'],
       ['common.conf', 'keyboxd-program ./evil'],
       ['gpgsm.conf', 'protect-tool-program ./evil'],
       ['gpg-agent.conf', 'pinentry-program ./evil-pinentry'],

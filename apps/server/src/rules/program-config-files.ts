@@ -247,7 +247,8 @@ function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: str
       if (text === null) continue;
       if (text === undefined) return why(path.join(folder, name));
       for (const line of text.split('\n')) {
-        const keyword = /^\s*(?:--)?([^\s#=]+)/.exec(line)?.[1]?.toLowerCase();
+        // A keyword ends at a NUL as well: GnuPG compares the one it collects as a C string.
+        const keyword = /^\s*(?:--)?([^\s#=\0]+)/.exec(line)?.[1]?.toLowerCase();
         if (keyword !== undefined && settings.some((setting) => setting.startsWith(keyword))) return why(path.join(folder, name));
       }
     }
