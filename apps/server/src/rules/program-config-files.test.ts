@@ -200,9 +200,11 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
   it("gpg's ~/.gnupg in the workspace, with a config naming a program gpg, gpgsm or the agent they start runs, or a library it loads", async () => {
     const allows = [prefix('gpg --verify'), prefix('gpg2 --verify'), prefix('gpgsm --verify'), prefix('gpg-connect-agent'), prefix('cp')];
     const commands = ['gpg --verify x.sig x', 'gpg2 --verify x.sig x', 'gpgsm --verify x.sig x', 'gpg-connect-agent reloadagent /bye'];
-    // Settings that run nothing, as a person's gpg.conf holds: every call stays as its rules say.
-    write('.gnupg/gpg.conf', 'keyserver hkps://keys.openpgp.org\ndefault-key 0xABCDEF\n# photo-viewer in a comment\narmor\n');
-    write('.gnupg/gpg-agent.conf', 'default-cache-ttl 600\n');
+    // Settings that run nothing, as a person's gpg.conf holds: every call stays as its rules say. A start of a
+    // setting's name is no option in a config file, where GnuPG takes whole names only (it warns and goes on).
+    write('.gnupg/gpg.conf', 'keyserver hkps://keys.openpgp.org\ndefault-key 0xABCDEF\n# photo-viewer in a comment\narmor\ndirmngr-prog ./evil\nphoto ./evil.sh\n');
+    write('.gnupg/gpgsm.conf', 'protect-tool ./evil\n');
+    write('.gnupg/gpg-agent.conf', 'default-cache-ttl 600\npinentry ./evil-pinentry\n');
     for (const command of commands) {
       expect(await denied(command), command).toBe('ask');
       expect((await evaluateRules(terminal(command), allows, context)).decision, command).toBe('allow');
@@ -211,7 +213,7 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       ['gpg.conf', 'photo-viewer "./evil.sh %i"'],
       ['gpg.conf', '  exec-path ./bin'],
       ['gpg.conf', 'agent-program ./evil-agent'],
-      ['gpg.conf', 'dirmngr-prog ./evil'],
+      ['gpg.conf', 'dirmngr-program ./evil'],
       ['gpg.conf', 'load-extension ./evil.so'],
       // GnuPG keeps a NUL in the keyword it collects and compares it as a C string: this line sets photo-viewer.
       ['gpg.conf', 'photo-viewer\0x "./evil.sh %i"'],

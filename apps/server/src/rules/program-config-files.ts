@@ -209,10 +209,11 @@ const GNUPG_PROGRAMS = new Set(['gpg', 'gpg2', 'gpgsm', 'gpgtar', 'gpg-agent', '
 /**
  * The settings of GnuPG's config files that name a program it runs or a library it loads: gpg's photo viewer and
  * `exec-path`, the agent, dirmngr and keyboxd that gpg and gpgsm start, gpgsm's protect tool, the agent's pinentry and
- * card daemons, dirmngr's LDAP wrapper, scdaemon's PC/SC and CT-API drivers. A line's keyword counts when one of
- * these starts with it, as the command line takes a start of a name (`--dirmngr-prog`); a config file takes whole
- * names only, so this asks more than needed, never less. Each file is also read under a version's name, the first
- * there of `gpg.conf-2.4.7`, `gpg.conf-2.4`, `gpg.conf-2` and `gpg.conf`: every `<file>-…` counts.
+ * card daemons, dirmngr's LDAP wrapper, scdaemon's PC/SC and CT-API drivers. A line's keyword counts when it is one
+ * of these whole: the command line takes a start of a name (`--dirmngr-prog`), a config file does not (GnuPG's
+ * argparse compares the keyword whole there, and warns of one it does not know and goes on). Each file is also read
+ * under a version's name, the first there of `gpg.conf-2.4.7`, `gpg.conf-2.4`, `gpg.conf-2` and `gpg.conf`: every
+ * `<file>-…` counts.
  */
 const GNUPG_CODE_SETTINGS = new Map<string, readonly string[]>([
   ['gpg.conf', ['photo-viewer', 'exec-path', 'agent-program', 'dirmngr-program', 'keyboxd-program', 'load-extension']],
@@ -249,7 +250,7 @@ function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: str
       for (const line of text.split('\n')) {
         // A keyword ends at a NUL as well: GnuPG compares the one it collects as a C string.
         const keyword = /^\s*(?:--)?([^\s#=\0]+)/.exec(line)?.[1]?.toLowerCase();
-        if (keyword !== undefined && settings.some((setting) => setting.startsWith(keyword))) return why(path.join(folder, name));
+        if (keyword !== undefined && settings.includes(keyword)) return why(path.join(folder, name));
       }
     }
   }
