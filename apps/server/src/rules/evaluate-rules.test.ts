@@ -715,9 +715,16 @@ describe('what a prefix rule does not cover', () => {
         ['gradlew test', 'gradlew test -p ../other'],
         ['gradlew', 'gradlew --include-build=../lib test'],
         ['gradlew', 'gradlew -g ./home test'],
+        // No long option of that whole name: read as the letter, its value attached (`-p arallel=true`, `-c onsole=plain`).
+        ['gradle test', 'gradle test -parallel=true'],
+        ['gradle test', 'gradle test -console=plain'],
+        ['gradle test', 'gradle test -pconsole'],
       ],
       [
         ['gradle test', 'gradle test --offline --parallel'],
+        // Gradle's parser takes a whole long name after one dash before its first letter.
+        ['gradle test', 'gradle test -parallel -continue -configure-on-demand'],
+        ['gradlew build', 'gradlew build -profile -continuous'],
         ['gradle test', 'gradle test -Dorg.gradle.parallel=true -Dtest.single=Spec'],
         ['gradle test', 'gradle test -PskipChecks=true -Pprofile=ci'],
         ['gradle test', 'gradle test --tests com.example.SpecTest -i --scan'],

@@ -112,6 +112,14 @@ const GRADLE_OPTIONS = [
   '--include-build', '--project-cache-dir',
 ];
 /**
+ * Long options of Gradle's that start with the letter of one of `GRADLE_OPTIONS` and run nothing else, each Gradle's
+ * since its 1.x or 2.x releases: after one dash Gradle's parser takes a whole long name before a first letter, so
+ * `-parallel` is `--parallel`, not `-p arallel`. Any other such word is read as the letter (`-parallel=true`,
+ * `-build-cache`, which a Gradle older than 3.5 reads as the build file `uild-cache`). None starts with `g`, which
+ * gradlew's own parser, knowing only `-g`, `-q` and `-D`, would read as `-g`.
+ */
+const GRADLE_LONG_OPTIONS: ReadonlySet<string> = new Set(['parallel', 'continue', 'continuous', 'configure-on-demand', 'profile']);
+/**
  * Properties that choose the JVM Gradle runs or the JDKs it runs for a build's toolchain, given as system properties
  * (`-D`, `--system-prop`) or project properties (`-P`, `--project-prop`), which Gradle also reads for these: the user
  * home, the JVM the daemon runs (`org.gradle.java.home`) and its arguments (`-javaagent:…`), the JDKs toolchains run
@@ -782,9 +790,8 @@ function flagPackageOption(value: string, spec: CodeOptions): boolean {
 
 /**
  * Whether Gradle's parser reads `value` as one of `spec`'s options (`gradleParser`): `--name` or `--name=v` by its whole
- * name, short or long; after one dash, a whole long name (`-include-build`), else its first letter, whose value may be
- * the rest (`-pdir`, `-p=dir`). A one-dash word that is another long option of Gradle's starting with such a letter
- * (`-parallel`) is taken for the letter.
+ * name, short or long; after one dash, a whole long name (`-include-build`, `-parallel`, which is no `-p`), else its
+ * first letter, whose value may be the rest (`-pdir`, `-p=dir`, `-parallel=true`).
  */
 function gradleOption(value: string, spec: CodeOptions): boolean {
   if (spec.words?.test(value) === true) return true;
@@ -793,7 +800,8 @@ function gradleOption(value: string, spec: CodeOptions): boolean {
   if (long !== null) return names.has(long[1]!);
   const short = /^-([^-=])(.*)$/s.exec(value);
   if (short === null) return false;
-  return names.has(short[1]!) || names.has(`${short[1]!}${short[2]!}`);
+  const whole = `${short[1]!}${short[2]!}`;
+  return names.has(whole) || (!GRADLE_LONG_OPTIONS.has(whole) && names.has(short[1]!));
 }
 
 /**
