@@ -403,6 +403,28 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     }
   });
 
+  it("pnpm's folder given as pnpm 10's parser (nopt) or pnpm 12's reads it: -C or --dir after any dashes, --prefix or a start of it, --config.dir=, -C ending a group, its value attached after one dash", async () => {
+    const commands = [
+      'pnpm -C sub ls', 'pnpm --dir=sub ls', 'pnpm ls --dir sub', 'pnpm -Csub ls', 'pnpm -C=sub ls',
+      // pnpm 10 strips any dashes and reads a group of its one-letter options ending in C: each runs in sub.
+      'pnpm -dir sub ls', 'pnpm ---dir sub ls', 'pnpm -dir=sub ls', 'pnpm --C sub ls', 'pnpm --C=sub ls', 'pnpm --rC sub ls',
+      'pnpm --prefix sub ls', 'pnpm --prefix=sub ls', 'pnpm -prefix sub ls', 'pnpm --pref sub ls',
+      'pnpm --config.dir=sub ls', 'pnpm --config.prefix=sub ls',
+      // Both read -C at the end of a group; pnpm 12 its value attached after it too.
+      'pnpm -rC sub ls', 'pnpm -rC=sub ls', 'pnpm -rCsub ls',
+    ];
+    const decided = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    write('package.json', '{"name":"x"}\n');
+    write('sub/package.json', '{"name":"sub"}\n');
+    for (const command of commands) expect(await decided(command), command).toBe('allow');
+    write('sub/.pnpmfile.cjs', 'module.exports = { hooks: {} }\n');
+    for (const command of commands) expect(await decided(command), command).toBe('ask');
+    // `-C=sub` is the folder `sub` to both, not `=sub`.
+    rmSync(path.join(workspace, 'sub', '.pnpmfile.cjs'));
+    write('=sub/.pnpmfile.cjs', 'module.exports = { hooks: {} }\n');
+    expect(await decided('pnpm -C=sub ls')).toBe('allow');
+  });
+
   it("a composer.json with a pre-command-run script or plugins allowed: composer runs them at every command, composer show too", async () => {
     const composerAllows = [prefix('composer show'), prefix('composer validate'), prefix('composer outdated'), prefix('cd')];
     const commands = ['composer show', 'composer validate', 'composer outdated', 'cd sub && composer show'];

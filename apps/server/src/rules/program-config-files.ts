@@ -82,7 +82,8 @@ const PNPM_CONFIGS: readonly ProjectConfig[] = [
 /** The options that name the folder each runs in, whose config it reads. */
 const FOLDER_OPTIONS = new Map([
   ['yarn', ['--cwd']],
-  ['pnpm', ['--dir', '-C']],
+  // Read by pnpmFolders, which knows every spelling of pnpm's --dir.
+  ['pnpm', ['--dir']],
   ['composer', ['--working-dir', '-d']],
   ['poetry', ['--directory', '-C', '--project', '-P']],
   ['nx', []],
@@ -147,7 +148,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const starts = [folder];
     const givenBy = new Map<string, string[]>();
     for (const option of folderOptions) {
-      const given = givenFolders(command, option, project === 'poetry');
+      const given = project === 'pnpm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry');
       if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
       givenBy.set(option, given);
       for (const value of given) starts.push(path.resolve(folder, value));
@@ -438,6 +439,43 @@ function givenFolders(command: SimpleCommand, option: string, argparse = false):
       const attached = value.slice(value.indexOf(option.slice(1)) + 1);
       if (attached !== '') folders.push(attached, ...(attached.startsWith('=') ? [attached.slice(1)] : []));
       else if (!next()) return null;
+    }
+  }
+  return folders;
+}
+
+/**
+ * pnpm's names for its folder to run in, as a word's name without its dashes: `dir`, `prefix` (an older name) and a
+ * start of it, which pnpm 10's parser (nopt) takes when no other option starts so, and `config.dir`, `config.prefix`
+ * (`--config.dir=sub`). `d` and `di` are not among them: nopt reads them as its one-letter options `-d` and `-i`.
+ */
+const PNPM_FOLDER_NAME = /^(?:dir|pre(?:f(?:ix?)?)?|config\.(?:dir|prefix))$/;
+
+/**
+ * The folders pnpm is given to run in, as pnpm 10's parser (nopt) or pnpm 12's reads the words: a PNPM_FOLDER_NAME or
+ * `C` after any number of dashes (nopt strips them: `-dir sub`, `--C sub`), or a group of one-letter options ending
+ * in `C` (`-rC sub`, `--rC sub`), each with its value after `=` or in the next word; and after one dash what follows
+ * a group's first `C` (`-Csub`, `-rCsub`, `-rC=sub`), which pnpm 12 takes for its value. Null when a value is one
+ * the shell computes.
+ */
+function pnpmFolders(command: SimpleCommand): string[] | null {
+  const words = command.words.slice(1);
+  const folders: string[] = [];
+  for (const [index, word] of words.entries()) {
+    if (word.kind !== 'literal') continue;
+    const option = /^-+([^=]*)(?:=(.*))?$/s.exec(word.value);
+    if (option === null) continue;
+    const [, name = '', assigned] = option;
+    const attached = /^-[A-BD-Za-z?]*C(.+)$/s.exec(word.value)?.[1];
+    if (attached !== undefined) {
+      folders.push(attached.startsWith('=') ? attached.slice(1) : attached);
+    } else if (PNPM_FOLDER_NAME.test(name) || /^[A-Za-z?]*C$/.test(name)) {
+      if (assigned !== undefined) folders.push(assigned);
+      else {
+        const following = words[index + 1];
+        if (following?.kind !== 'literal') return null;
+        folders.push(following.value);
+      }
     }
   }
   return folders;
