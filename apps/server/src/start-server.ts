@@ -187,7 +187,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       }
     }
     httpSockets.add(socket);
-    socket.once('close', () => httpSockets.delete(socket));
+    socket.on('close', () => httpSockets.delete(socket));
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
   // Sockets yet to present their token, oldest first, with when each was admitted (performance.now()), counted apart
@@ -196,11 +196,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // neither keep the UI out for good nor cut a client between its socket opening and its token arriving.
   const unauthenticated = new Map<WebSocket, number>();
   const authenticated = new WeakSet<WebSocket>();
-  // Keyed by the upgrade request, which tRPC hands to createContext.
-  const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow }>();
-  // When each upgrade was taken up, before its 101 and the proof are written: nothing the client sends in answer to
-  // them (its connection params, their `clock`) can come before this, which a decision's deadline relies on.
-  const upgradedAt = new WeakMap<IncomingMessage, number>();
+  // Keyed by the request tRPC hands to createContext (see keptRequest); `upgradedAt`, when the upgrade was taken up,
+  // before its 101 and the proof are written: nothing the client sends in answer to them (its connection params, their
+  // `clock`) can come before this, which a decision's deadline relies on.
+  const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow; upgradedAt: number }>();
   let authenticatedCount = 0;
   // Each authenticated socket's state, and the runs of closed ones, which go on: they count against the next
   // connection that starts a run, so reconnecting does not reset --runs-per-connection.
@@ -233,11 +232,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // Before anything else, and before tRPC reads the token: the proof a client asked for that this server knows it.
     const proof = serverProofFrame({ url: req.url, host: req.headers.host }, config.token);
     if (proof !== null) client.send(proof);
-    unauthenticated.set(client, upgradedAt.get(req) ?? performance.now());
+    unauthenticated.set(client, accepted.get(req)?.upgradedAt ?? performance.now());
     const timer = setTimeout(() => {
       if (unauthenticated.has(client)) client.close(1008, 'no token presented');
     }, capacity.authTimeoutMs);
-    client.once('close', () => {
+    // A socket closes once: `on`, here and in the socket's other close listeners, spares the wrapper `once` keeps for
+    // each listener as long as the connection lasts (about 0.2 KB apiece).
+    client.on('close', () => {
       clearTimeout(timer);
       unauthenticated.delete(client);
       if (authenticated.has(client)) authenticatedCount--;
@@ -394,7 +395,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         makeWay(client);
       }
     }
-    upgradedAt.set(req, performance.now());
+    const upgradedAt = performance.now();
+    // Made here, as the callback below must not name `req`: what it names outlives it in the connection's closures.
+    const kept = keptRequest(req);
     wss.handleUpgrade(req, socket, head, (client) => {
       const reads = new SocketReads(client);
       const window = new SocketSendWindow(client, socket, {
@@ -406,8 +409,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         },
       });
       coalesceWrites(client, socket, () => window.sent());
-      accepted.set(req, { client, window });
-      wss.emit('connection', client, req);
+      accepted.set(kept, { client, window, upgradedAt });
+      wss.emit('connection', client, kept);
       // tRPC has added its listener by now; this one goes before it.
       limitRequestsPerMessage(client);
       // And this one before both: a message is counted against the socket's budget before anything reads it.
@@ -559,6 +562,16 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
 }
 
 /** The request's body as text, or undefined when it is longer than `maxBytes`. */
+/**
+ * What a WebSocket's connection keeps of its upgrade request: tRPC holds the request it is handed for as long as the
+ * connection lasts, and reads only its URL and Host (for the connection's URL, and our createContext nothing else), so
+ * it is handed those, not the request with its raw headers, streams and socket (about 0.8 KB a connection).
+ */
+function keptRequest(req: IncomingMessage): IncomingMessage {
+  const kept: Pick<IncomingMessage, 'url' | 'headers'> = { url: req.url, headers: { host: req.headers.host } };
+  return kept as IncomingMessage;
+}
+
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;

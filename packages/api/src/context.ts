@@ -198,8 +198,8 @@ export interface ConnectionOptions extends ConnectionLimits {
 /** Per-connection state: the runs it started, its message budget, its open subscriptions. */
 export class ConnectionState implements SubscriptionPlaces {
   private readonly runIds = new Set<string>();
-  /** Those of `runIds` taken on from connections closed before this one. */
-  private readonly takenOn = new Set<string>();
+  /** Those of `runIds` taken on from connections closed before this one; made with the first (most take on none). */
+  private takenOn: Set<string> | undefined = undefined;
   private readonly leftRuns: LeftRuns | undefined;
   private closed = false;
   private tokens: number;
@@ -293,15 +293,15 @@ export class ConnectionState implements SubscriptionPlaces {
     for (const runId of this.runIds) {
       if (isActive(runId)) continue;
       this.runIds.delete(runId);
-      this.takenOn.delete(runId);
+      this.takenOn?.delete(runId);
     }
     const free = this.maxRuns - this.runIds.size - this.reservedRuns;
     for (const runId of this.leftRuns?.take(free, isActive) ?? []) {
       this.runIds.add(runId);
-      this.takenOn.add(runId);
+      (this.takenOn ??= new Set()).add(runId);
     }
     if (this.runIds.size + this.reservedRuns >= this.maxRuns) {
-      const closed = this.takenOn.size;
+      const closed = this.takenOn?.size ?? 0;
       const those = closed === 0 ? '' : ` (${closed} of them started on connections since closed, counted here until they end)`;
       throw new LimitExceededError(`concurrent runs per connection${those}`, this.maxRuns);
     }
@@ -337,7 +337,7 @@ export class ConnectionState implements SubscriptionPlaces {
     this.closed = true;
     this.leftRuns?.leave(this.runIds);
     this.runIds.clear();
-    this.takenOn.clear();
+    this.takenOn = undefined;
   }
 }
 

@@ -19,17 +19,22 @@ export const DEFAULT_READ_BUDGET: ReadBudget = { burstBytes: 2 * 1024 * 1024, by
  * window and its read budget pause it each for their own reason, and one letting go must not resume it for the other.
  */
 export class SocketReads {
-  private readonly holds = new Set<string>();
+  /** The reasons holding it, each once: at most two, so a list (an empty one costs next to nothing; a Set, its table). */
+  private readonly holds: string[] = [];
 
   constructor(private readonly client: Pick<WebSocket, 'pause' | 'resume'>) {}
 
   hold(reason: string): void {
-    if (this.holds.size === 0) this.client.pause();
-    this.holds.add(reason);
+    if (this.holds.includes(reason)) return;
+    if (this.holds.length === 0) this.client.pause();
+    this.holds.push(reason);
   }
 
   release(reason: string): void {
-    if (this.holds.delete(reason) && this.holds.size === 0) this.client.resume();
+    const at = this.holds.indexOf(reason);
+    if (at === -1) return;
+    this.holds.splice(at, 1);
+    if (this.holds.length === 0) this.client.resume();
   }
 }
 
@@ -81,7 +86,7 @@ export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadB
     handOn(data, isBinary);
     if (tokens < 0) owe();
   });
-  client.once('close', () => {
+  client.on('close', () => {
     clearTimeout(timer);
     timer = undefined;
     waiting.length = 0;

@@ -21,7 +21,8 @@ export interface SocketSendWindowOptions {
  * answers queued for it either.
  */
 export class SocketSendWindow implements SendWindow {
-  private readonly waiters = new Set<Waker>();
+  /** The run streams waiting for the window to open; made when the first parks (most windows never shut). */
+  private waiters: Set<Waker> | undefined = undefined;
   private stallTimer: NodeJS.Timeout | undefined = undefined;
   private readonly reads: SocketReads;
 
@@ -31,7 +32,7 @@ export class SocketSendWindow implements SendWindow {
     private readonly options: SocketSendWindowOptions,
   ) {
     this.reads = options.reads ?? new SocketReads(client);
-    client.once('close', () => this.dispose());
+    client.on('close', () => this.dispose());
   }
 
   get open(): boolean {
@@ -57,11 +58,11 @@ export class SocketSendWindow implements SendWindow {
   }
 
   park(waiter: Waker): void {
-    this.waiters.add(waiter);
+    (this.waiters ??= new Set()).add(waiter);
   }
 
   unpark(waiter: Waker): void {
-    this.waiters.delete(waiter);
+    this.waiters?.delete(waiter);
   }
 
   private shut(): void {
@@ -79,14 +80,14 @@ export class SocketSendWindow implements SendWindow {
     clearTimeout(this.stallTimer);
     this.stallTimer = undefined;
     this.reads.release('send window');
-    const waiters = [...this.waiters];
-    this.waiters.clear();
-    for (const waiter of waiters) waiter.wake();
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    for (const waiter of waiters ?? []) waiter.wake();
   };
 
   private dispose(): void {
     clearTimeout(this.stallTimer);
     this.socket.off('drain', this.reopen);
-    this.waiters.clear();
+    this.waiters = undefined;
   }
 }
