@@ -2064,6 +2064,7 @@ export class ChatService {
           // Waiting on the person: held as data (its calls' tickets and conversation) until one of them settles.
           parked = next.value.parked;
           if (parked === undefined) await this.saveMessages(run);
+          else run.log.compact();
           break;
         }
         const event = shownEvent(run, next.value);

@@ -27,6 +27,20 @@ describe('EventLog', () => {
     expect(await all).toEqual(['run-1:2=b', 'run-1:3=c']);
   });
 
+  it('keeps every event, its place and its waiting followers when compacted, and appends after it', async () => {
+    const log = new EventLog('run-1');
+    log.append(text('a'));
+    log.append(text('b'));
+    const waiting = log.follow(2, idOf);
+    const next = waiting.next();
+    log.compact();
+    expect([log.size, log.eventAt(1), log.eventAt(2)]).toEqual([2, text('a'), text('b')]);
+    log.append(text('c'));
+    expect(await next).toEqual({ done: false, value: 'run-1:3=c' });
+    log.close();
+    expect(await drain(log.follow(0, idOf))).toEqual(['run-1:1=a', 'run-1:2=b', 'run-1:3=c']);
+  });
+
   it('wakes every waiting follower on one append, each at its own place', async () => {
     const log = new EventLog('r');
     log.append(text('a'));

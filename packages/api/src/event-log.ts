@@ -41,7 +41,7 @@ export interface FollowerBinding {
  */
 export class EventLog {
   /** The event of seq n is at index n - 1; entries are built when read, so a stored event costs one slot. */
-  private readonly events: LoopEvent[] = [];
+  private events: LoopEvent[] = [];
   /** The estimated size of its events (see eventSize), counted as they are appended. */
   private eventBytes = 0;
   private closed = false;
@@ -73,6 +73,14 @@ export class EventLog {
   close(): void {
     this.closed = true;
     this.wakeFollowers();
+  }
+
+  /**
+   * For a run that waits on the person, which appends nothing until a decision: its events held in an array of their
+   * number, not one grown by appends, which keeps room for more (17 slots for the 4 events of a run's first call).
+   */
+  compact(): void {
+    this.events = this.events.slice();
   }
 
   /**
