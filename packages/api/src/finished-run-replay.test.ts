@@ -137,6 +137,18 @@ describe('replaying a finished run that is only in the store', () => {
     });
   });
 
+  it('ends a stream disposed of as tRPC does when its subscription stops, reading no more pages', async () => {
+    const store = await storeWithFinishedRun();
+    const caller = callerFor(await serviceOn(store));
+    const stream = (await caller.chat.stream({ sessionId: 's1', runId: 'r1' }))[Symbol.asyncIterator]() as AsyncIterator<unknown> & AsyncDisposable;
+    expect((await stream.next()).done).toBe(false);
+    const loaded = store.loaded;
+    await stream[Symbol.asyncDispose]();
+    expect(await stream.next()).toStrictEqual({ done: true, value: undefined });
+    await settle();
+    expect(store.loaded).toBe(loaded);
+  });
+
   it('ends a replay whose client stops at once, reading no more pages', async () => {
     const store = await storeWithFinishedRun();
     const chat = await serviceOn(store);

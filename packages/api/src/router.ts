@@ -231,6 +231,11 @@ class OpenOnRead<T> implements AsyncIterableIterator<T, undefined, undefined> {
     return DONE;
   }
 
+  /** What tRPC calls as the subscription ends: as a method, tRPC adds no closure of its own to each stream for it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
   private async openThenRead(): Promise<IteratorResult<T, undefined>> {
     if (this.opening === undefined) {
       const open = this.open;
@@ -240,6 +245,7 @@ class OpenOnRead<T> implements AsyncIterableIterator<T, undefined, undefined> {
     }
     const inner = await this.opening;
     this.inner = inner;
+    this.opening = undefined;
     // Closed while it opened: what it opened is closed too (the run goes on; its stream and place end).
     if (this.closed) {
       await inner.return?.();
