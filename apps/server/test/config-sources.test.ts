@@ -2,7 +2,7 @@ import { ChatService } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel } from '@airlock/core/testing';
 import { execFile } from 'node:child_process';
-import { mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +37,9 @@ describe('errors found after loading the config name what the person wrote', () 
     await writeFile(join(dir.path, 'secret.txt'), 'root:x:0:0:hunter2\n');
     await symlink(join(dir.path, 'secret.txt'), join(dir.path, 'mcp-bad.json'));
 
-    const { code, stderr } = await runServer(['--mcp-config', 'mcp-bad.json', '--workspace', dir.path, '--data-dir', join(dir.path, 'data')], dir.path);
+    // The workspace a folder of its own: the server's HOME is `dir`, and a workspace holding the home folder is refused.
+    await mkdir(join(dir.path, 'ws'));
+    const { code, stderr } = await runServer(['--mcp-config', 'mcp-bad.json', '--workspace', join(dir.path, 'ws'), '--data-dir', join(dir.path, 'data')], dir.path);
 
     expect(code).toBe(1);
     expect(stderr).toContain(`airlock: --mcp-config: invalid MCP config ${join(dir.path, 'mcp-bad.json')}: not valid JSON (expected a value at line 1, column 1)\n`);

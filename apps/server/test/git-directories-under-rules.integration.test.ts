@@ -43,7 +43,9 @@ async function plantedThenRun(sandbox: string, plant: (marker: string) => string
     mkdirSync(env.HOME);
     writeFileSync(join(env.HOME, '.gitconfig'), `[include]\n\tpath = ${join(workspace, 'shared.gitconfig')}\n`);
   }
-  const server = await startServerProcess(['--workspace', workspace, '--data-dir', join(folder, 'data'), '--model-url', fake.url, '--tool-sandbox', sandbox], env, cleanups);
+  // A workspace that is the home folder is refused unless asked for.
+  const asked = home === 'workspace' ? ['--allow-home-workspace'] : [];
+  const server = await startServerProcess(['--workspace', workspace, ...asked, '--data-dir', join(folder, 'data'), '--model-url', fake.url, '--tool-sandbox', sandbox], env, cleanups);
   const client = connectClient(server.wsUrl, token);
   cleanups.push(() => client.close());
   for (const tokens of [['cd'], ['git', 'status']]) {
