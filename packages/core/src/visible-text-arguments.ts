@@ -165,9 +165,9 @@ function namedAsCode(name: string): boolean {
 /**
  * The last word of an argument name that says its value names what the call acts on, a file, a folder, an address
  * or a name (`path`, `file_path`, `targetUrl`, `output_dir`, `paths`), one or several: each line of it is read as a
- * name, not as text. The last word, as `file_content` holds text (`copy_to_path` names one); and in a name saying what
- * the value is for, the word before `to` or `for` when it names or is text: `paths_to_read`, `url_for_crawl` name
- * files (`NAMES_BEFORE_A_USE`), `content_for_file` holds text (`TEXT_BEFORE_A_USE`).
+ * name, not as text. The last word, as `file_content` holds text (`copy_to_path` names one); or, in a name saying what
+ * the value is for, a word of `NAMES_BEFORE_A_USE` before `to` or `for` (`paths_to_read`, `url_for_crawl`). Either
+ * is enough: a name read as text lets a look-alike line pass, one read as names only marks more.
  */
 const NAME_WORDS: ReadonlySet<string> = new Set([
   'path', 'paths', 'pathname', 'filepath', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories',
@@ -189,20 +189,12 @@ const ADDRESS_KINDS: ReadonlySet<string> = new Set(['ip', 'ipv4', 'ipv6', 'email
 
 function namedAsName(name: string): boolean {
   const words = nameWords(name);
-  const use = words.findIndex((word, at) => at > 0 && (word === 'to' || word === 'for'));
-  if (use !== -1 && NAMES_BEFORE_A_USE.has(words[use - 1]!)) return true;
-  if (use !== -1 && TEXT_BEFORE_A_USE.has(words[use - 1]!)) return false;
   const last = words[words.length - 1] ?? '';
   const before = words[words.length - 2] ?? '';
   if (NAME_WORDS.has(last) || (LIST_WORDS.has(last) && NAME_WORDS.has(before))) return true;
-  return ADDRESS_WORDS.has(last) && ADDRESS_KINDS.has(before);
+  if (ADDRESS_WORDS.has(last) && ADDRESS_KINDS.has(before)) return true;
+  return words.some((word, at) => at > 0 && (word === 'to' || word === 'for') && NAMES_BEFORE_A_USE.has(words[at - 1]!));
 }
-
-/** Words before `to` or `for` saying the value is text, whatever it is for (`content_for_file`, `body_for_email`). */
-const TEXT_BEFORE_A_USE: ReadonlySet<string> = new Set([
-  'content', 'contents', 'text', 'body', 'message', 'messages', 'data', 'description', 'comment', 'comments', 'note',
-  'notes', 'prompt', 'summary', 'title', 'label', 'caption', 'html', 'markdown',
-]);
 
 /**
  * The words of `NAME_WORDS` that name a file, a folder or an address also before `to` or `for`: an `email_to_send` or
