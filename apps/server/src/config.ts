@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { homedir, hostname } from 'node:os';
+import { homedir, hostname, userInfo } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -288,6 +288,7 @@ export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string = process.cwd(),
   installation: string = INSTALLATION,
+  accountHome: string | undefined = ACCOUNT_HOME,
 ): AirlockConfig {
   const flags = parseFlags(argv);
   const sources: Partial<Record<ConfigFlag, string>> = {};
@@ -325,7 +326,9 @@ export function loadConfig(
   }
   const shared = sharedFolderOverlap(workspace, serverTempFolder(env));
   if (shared !== undefined) throw new ConfigError(workspaceInput?.source ?? 'the workspace', shared);
-  const workspaceWarning = homeFolderWarning(workspace, env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir());
+  // The account's home too, not only HOME: the shell at the next login reads the account's, whatever HOME says now.
+  const homes = [env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : undefined, accountHome].filter((home) => home !== undefined);
+  const workspaceWarning = homes.map((home) => homeFolderWarning(workspace, home)).find((warning) => warning !== undefined);
   const allowHomeWorkspace = flags['allow-home-workspace'] === true || (validate(switchSchema, fromEnv(env, 'AIRLOCK_ALLOW_HOME_WORKSPACE')) ?? false);
   if (workspaceWarning !== undefined && !allowHomeWorkspace) {
     throw new ConfigError(workspaceInput?.source ?? 'the workspace', `${workspaceWarning}, or give --allow-home-workspace (AIRLOCK_ALLOW_HOME_WORKSPACE=1) to take it all the same`);
@@ -598,6 +601,16 @@ function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd
   }
   return directory({ value: fallback, source: 'the workspace' }, cwd);
 }
+
+/** The home folder of the account the server runs as (the password database's), whatever HOME says; undefined when it has none. */
+const ACCOUNT_HOME = ((): string | undefined => {
+  try {
+    const { homedir: home } = userInfo();
+    return isAbsolute(home) ? home : undefined;
+  } catch {
+    return undefined;
+  }
+})();
 
 /**
  * The warning for a workspace that is the home folder `home` or holds it (`/` does): its shell start-up files and

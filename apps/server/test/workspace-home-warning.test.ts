@@ -62,6 +62,14 @@ describe('a workspace that is or holds the home folder', () => {
     for (const [argv, env, refused] of cases) {
       expect(problem(() => loadConfig([...argv, '--data-dir', data], env, dir.path))).toBe(refused);
     }
+    // Found in review: HOME pointed elsewhere, relative or empty, the account's own home was taken. The shell at the
+    // next login reads the account's home (the password database's), whatever HOME said when the server started.
+    await mkdir(join(dir.path, 'elsewhere'));
+    for (const env of [{ HOME: join(dir.path, 'elsewhere') }, { HOME: 'me' }, { HOME: '' }, {}]) {
+      expect(problem(() => loadConfig(['--workspace', home, '--data-dir', data], env, join(dir.path, 'home'), undefined, home))).toBe(
+        `--workspace: The workspace ${home} is your home folder: ${consequence}${refusal}`,
+      );
+    }
     expect(loadConfig(['--workspace', home, '--data-dir', data, '--allow-home-workspace'], { HOME: home }, dir.path).workspace).toBe(home);
     expect(loadConfig(['--workspace', home, '--data-dir', data], { HOME: home, AIRLOCK_ALLOW_HOME_WORKSPACE: '1' }, dir.path).workspace).toBe(home);
     expect(problem(() => loadConfig(['--workspace', home, '--data-dir', data], { HOME: home, AIRLOCK_ALLOW_HOME_WORKSPACE: 'yes' }, dir.path))).toBe('AIRLOCK_ALLOW_HOME_WORKSPACE: must be 1 or 0');
