@@ -561,7 +561,6 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
   res.end(body);
 }
 
-/** The request's body as text, or undefined when it is longer than `maxBytes`. */
 /**
  * What a WebSocket's connection keeps of its upgrade request: tRPC holds the request it is handed for as long as the
  * connection lasts, and reads only its URL and Host (for the connection's URL, and our createContext nothing else), so
@@ -572,6 +571,7 @@ function keptRequest(req: IncomingMessage): IncomingMessage {
   return kept as IncomingMessage;
 }
 
+/** The request's body as text, or undefined when it is longer than `maxBytes`. */
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
