@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { HostLookup } from './pinned-hosts';
-import { isPublicAddress } from './public-address';
+import { isRemotePublicAddress } from './public-address';
 import { checkedMaxProcesses, DEFAULT_MAX_PROCESSES } from './sandbox/process-limit';
 import type { SandboxMode, ToolSandbox } from './sandbox/tool-sandbox';
 
@@ -62,7 +62,8 @@ export interface BuiltinToolsOptions {
   fetchLookup?: HostLookup;
   /**
    * Whether web_fetch may connect to an address a host name resolved to; a URL naming an IP address or `localhost`
-   * is not checked (the person saw it). Default `isPublicAddress`: public unicast only.
+   * is not checked (the person saw it). Default `isRemotePublicAddress`: public unicast only, and neither this
+   * machine's own address nor one of its interfaces' networks.
    */
   isFetchableAddress?: (address: string) => boolean;
   /** Receives a line for each call refused for the server's own reasons (a hidden path moved). Default `console.warn`. */
@@ -92,7 +93,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     maxRedirects: options.maxRedirects ?? 5,
     fetchTimeoutMs: options.fetchTimeoutMs ?? 30_000,
     fetchLookup: options.fetchLookup ?? ((hostname: string) => lookup(hostname, { all: true })),
-    isFetchableAddress: options.isFetchableAddress ?? isPublicAddress,
+    isFetchableAddress: options.isFetchableAddress ?? ((address: string) => isRemotePublicAddress(address)),
     log: options.log ?? ((line: string) => console.warn(line)),
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ipv4InIPv6, isPublicAddress } from './public-address';
+import type { NetworkInterfaceInfo } from 'node:os';
+import { ipv4InIPv6, isPublicAddress, isRemotePublicAddress } from './public-address';
 
 const NOT_PUBLIC = [
   // IPv4: this network, private, CGNAT, loopback, link-local (cloud metadata), IETF, documentation, 6to4 relay,
@@ -44,5 +45,26 @@ describe('ipv4InIPv6', () => {
   test('names none for IPv6 addresses of their own, 6to4 (a router) and what is not IPv6', () => {
     const none = ['::', '::1', '2002:a9fe:a9fe::1', 'fe80::1', '2606:4700:4700::1111', '64:ff9b:1::a9fe:a9fe', '127.0.0.1', 'example.com'];
     expect(none.map(ipv4InIPv6)).toStrictEqual(none.map(() => undefined));
+  });
+});
+
+describe('isRemotePublicAddress', () => {
+  /** A machine with a public IPv4 /24 and a home network's IPv6 /64, as os.networkInterfaces() describes them. */
+  const interfaces = (): NodeJS.Dict<NetworkInterfaceInfo[]> => ({
+    lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' }],
+    eth0: [
+      { address: '1.2.3.4', netmask: '255.255.255.0', family: 'IPv4', mac: '02:00:00:00:00:01', internal: false, cidr: '1.2.3.4/24' },
+      { address: '2606:4700:10::1', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6', mac: '02:00:00:00:00:01', internal: false, cidr: '2606:4700:10::1/64', scopeid: 0 },
+    ],
+  });
+
+  test("refuses this machine's own public addresses and those of its interfaces' networks, an IPv4 one carried in IPv6 too", () => {
+    const own = ['1.2.3.4', '1.2.3.1', '1.2.3.255', '2606:4700:10::1', '2606:4700:10::99', '2606:4700:10:0:ffff::1', '::ffff:1.2.3.4', '64:ff9b::102:301'];
+    expect(own.filter((address) => isRemotePublicAddress(address, interfaces))).toStrictEqual([]);
+  });
+
+  test('takes public addresses beside them, and refuses what is not public as before', () => {
+    expect(['1.2.4.4', '8.8.8.8', '2606:4700:11::1', '2606:4700:4700::1111'].every((address) => isRemotePublicAddress(address, interfaces))).toBe(true);
+    expect(NOT_PUBLIC.filter((address) => isRemotePublicAddress(address, interfaces))).toStrictEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 
 interface Block {
   bytes: readonly number[];
@@ -37,6 +38,32 @@ export function isPublicAddress(address: string): boolean {
     if (within(bytes, embedding)) return isPublicAddress(bytes.slice(offset, offset + 4).join('.'));
   }
   return within(bytes, GLOBAL_UNICAST_V6) && !REFUSED_V6.some((refused) => within(bytes, refused));
+}
+
+/**
+ * Whether a host name may lead web_fetch to `address`: public unicast (isPublicAddress), and neither an address of
+ * this machine nor one in the network of any of its interfaces. A public address is this machine's or its network's
+ * too: a server's own public IPv4, a home network's IPv6 prefix (the router, a NAS, a printer each have a global
+ * address there, which the router's firewall keeps from the internet but not from this machine). The interfaces are
+ * read at each call: addresses come and go with the network.
+ */
+export function isRemotePublicAddress(address: string, interfaces: () => NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces): boolean {
+  return isPublicAddress(address) && !isOnThisMachineOrItsNetwork(address, Object.values(interfaces()).flat());
+}
+
+/** Whether `address` (or the IPv4 address an IPv6 one carries) is in the network of one of `interfaces`, or is one of them. */
+function isOnThisMachineOrItsNetwork(address: string, interfaces: readonly (NetworkInterfaceInfo | undefined)[]): boolean {
+  const bytes = addressBytes(ipv4InIPv6(address) ?? address);
+  if (bytes === undefined) return false;
+  return interfaces.some((entry) => {
+    if (entry === undefined) return false;
+    const own = addressBytes(entry.address);
+    const mask = addressBytes(entry.netmask);
+    if (own === undefined || mask?.length !== own.length) return false;
+    // The interface's network, from its address and mask (a /32 or /128 is the address alone).
+    const bits = mask.reduce((count, byte) => count + (byte.toString(2).match(/1/g)?.length ?? 0), 0);
+    return within(bytes, { bytes: own, bits });
+  });
 }
 
 /** Whether an IP address is this machine's loopback: 127.0.0.0/8, ::1, or an IPv6 address embedding a 127 one. */

@@ -1,8 +1,10 @@
 import { ApprovalRegistry, argumentIssues, runToolLoop, type LoopEvent } from '@airlock/core';
 import { collectRun, ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { spawn } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { isPublicAddress } from './public-address';
@@ -210,6 +212,55 @@ describe('web_fetch reaches only what the card names', () => {
     }
     expect(server.connections).toBe(0);
   });
+
+  test("refuses a name that resolves to this machine's own public address or to another in its interfaces' networks, and nothing connects", async (context) => {
+    // In a network namespace of its own (a user namespace's, as any user may make), where this machine has the public
+    // addresses 1.2.3.4/24 and 2606:4700:10::1/64 and a server listens at each: a VPS's own address, a home network's
+    // IPv6 prefix. The lookup answers the machine's addresses and a neighbour's; the defaults judge them.
+    const tools = JSON.stringify(fileURLToPath(new URL('./index.ts', import.meta.url)));
+    const code = `
+      import { createServer } from 'node:http';
+      import { createBuiltinTools } from ${tools};
+      const connections = [];
+      const servers = await Promise.all(['1.2.3.4', '2606:4700:10::1'].map((host) => new Promise((resolve) => {
+        const server = createServer((request, response) => response.end('a service of this machine'));
+        server.on('connection', () => connections.push(host));
+        server.listen(8080, host, () => resolve(server));
+      })));
+      const results = [];
+      for (const address of ['1.2.3.4', '2606:4700:10::1', '1.2.3.99', '2606:4700:10::99', '::ffff:1.2.3.4']) {
+        const lookup = async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+        const tool = createBuiltinTools({ workspace: '/tmp', fetchLookup: lookup, fetchTimeoutMs: 2000 }).find((each) => each.name === 'web_fetch');
+        const result = await tool.execute({ url: 'http://site.test:8080/' }, { signal: new AbortController().signal, timeoutMs: 2000, sessionId: 's' });
+        results.push([address, result.content.startsWith('Refused: site.test resolves to ' + address + ', which is not a public address')]);
+      }
+      for (const server of servers) server.close();
+      console.log(JSON.stringify({ results, connections }));
+    `;
+    const setUp = 'ip link set lo up && ip addr add 1.2.3.4/24 dev lo && ip addr add 2606:4700:10::1/64 dev lo nodad && exec "$@"';
+    const child = spawn('unshare', ['-rn', 'sh', '-c', setUp, 'sh', process.execPath, '--import', 'tsx', '--input-type=module', '-e', code], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const exitCode = await new Promise<number | null>((resolve) => {
+      child.once('exit', resolve);
+      child.once('error', () => resolve(null));
+    });
+    if (exitCode !== 0 && output === '') return context.skip(`this system does not let a process make a network namespace with addresses of its own (${errors.trim().split('\n')[0] ?? ''})`);
+    expect(JSON.parse(output)).toStrictEqual({
+      results: [
+        ['1.2.3.4', true],
+        ['2606:4700:10::1', true],
+        ['1.2.3.99', true],
+        ['2606:4700:10::99', true],
+        ['::ffff:1.2.3.4', true],
+      ],
+      connections: [],
+    });
+  }, 30_000);
 
   test('a lookup that never answers ends with the call timeout', async () => {
     const tool = webFetch({ fetchLookup: () => new Promise(() => {}), fetchTimeoutMs: 200 });
