@@ -754,6 +754,12 @@ describe("git: a branch's upstream, where a bare push or pull goes, is set only 
     ['git checkout', 'git checkout -b x --track fork/main'],
     ['git switch', 'git switch -c x --track fork/main'],
     ['git switch', 'git switch -t fork/main'],
+    // Found in review: `git fetch` and `git pull` set it too (`branch.<name>.remote` and `.merge`), by any start of it.
+    ['git fetch', 'git fetch --set-upstream fork main'],
+    ['git fetch', 'git fetch --set-u fork main'],
+    ['git fetch', 'git fetch fork main --set-upstream'],
+    ['git pull', 'git pull --set-upstream fork main'],
+    ['git pull', 'git pull --set-ups fork main'],
   ])('a rule for %s asks about %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('ask');
   });
@@ -764,6 +770,10 @@ describe("git: a branch's upstream, where a bare push or pull goes, is set only 
     ['git branch', 'git branch feature'],
     ['git checkout', 'git checkout -b feature'],
     ['git branch -u origin/main', 'git branch -u origin/main'],
+    ['git fetch', 'git fetch origin main'],
+    ['git fetch', 'git fetch --prune'],
+    ['git pull', 'git pull origin main'],
+    ['git fetch --set-upstream origin main', 'git fetch --set-upstream origin main'],
   ])('a rule for %s still allows %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('allow');
   });

@@ -321,7 +321,8 @@ interface NamedOnlyOptions {
  * any file, and git names a line of it that matches no file in its error. `instaweb -d`/`--httpd` is a command line
  * it runs (`--httpd='touch PWNED; lighttpd'`), `-b`/`--browser` and `-m`/`--module-path` name a program or the
  * modules the web server loads. `hash-object --stdin-paths` reads the files named on its input, from anywhere.
- * `branch -u`/`--set-upstream-to`/`-t`/`--track`, `checkout -t` and `switch -t` set where a bare push or pull goes.
+ * `branch -u`/`--set-upstream-to`/`-t`/`--track`, `checkout -t`, `switch -t` and `fetch`'s and `pull`'s
+ * `--set-upstream` set where a bare push or pull goes.
  */
 const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['diff', { short: '', long: ['--no-index'] }],
@@ -335,6 +336,9 @@ const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['branch', { short: 'ut', long: ['--set-upstream-to', '--track', '--set-upstream'] }],
   ['checkout', { short: 't', long: ['--track'], values: 'bB' }],
   ['switch', { short: 't', long: ['--track'], values: 'cC' }],
+  // `fetch`'s and `pull`'s `-u` is `--update-head-ok` (asked by `FETCH_ASKED`), not this.
+  ['fetch', { short: '', long: ['--set-upstream'] }],
+  ['pull', { short: '', long: ['--set-upstream'] }],
 ]);
 
 function isOption(word: ShellWord): boolean {
