@@ -3,6 +3,7 @@ import path from 'node:path';
 import { FolderScans } from './browser-profiles';
 import { isStrictlyWithin as isInside, isWithin } from './path-within';
 import { shellQuoted } from '../shell-quoted';
+import { oneLine } from './one-line';
 import { SOCKET_FOLDERS } from './sandbox/host-layout';
 import { CALL_OWN_FOLDERS } from './sandbox/veiled-folders';
 import { whereLeads } from './where-leads';
@@ -74,13 +75,13 @@ export class HiddenPathLinkedError extends Error {
   ) {
     super(
       link.kind === 'hard'
-        ? `Refused: "${link.path}", which tool calls must not see, has ${link.nlink} names: a hard link in the workspace would show what it holds. ` +
+        ? `Refused: "${oneLine(link.path)}", which tool calls must not see, has ${link.nlink} names: a hard link in the workspace would show what it holds. ` +
             'Nothing was run: calls that run processes (terminal, python) are refused until it has one name again ' +
             `(\`find ${shellQuoted(workspace)} -samefile ${shellQuoted(link.path)}\` lists them).`
-        : `Refused: "${link.path}", in a folder tool calls must not see, is a symbolic link ` +
+        : `Refused: "${oneLine(link.path)}", in a folder tool calls must not see, is a symbolic link ` +
             (link.kind === 'symbolic'
-              ? `to "${link.leadsTo}"${isWithin(workspace, link.leadsTo) ? ' in the workspace' : ', a place tool calls can read'}: what is written through it would be seen there. `
-              : `through /proc ("${link.text}"), which leads to where each program that opens it runs, the workspace too. `) +
+              ? `to "${oneLine(link.leadsTo)}"${isWithin(workspace, link.leadsTo) ? ' in the workspace' : ', a place tool calls can read'}: what is written through it would be seen there. `
+              : `through /proc ("${oneLine(link.text)}"), which leads to where each program that opens it runs, the workspace too. `) +
             `Nothing was run: calls that run processes (terminal, python) are refused until it is gone (\`rm ${shellQuoted(link.path)}\`) or leads elsewhere.`,
     );
   }

@@ -1,7 +1,8 @@
 import { lstat, readlink } from 'node:fs/promises';
-import { defineTool, toVisibleText, visibleTextString } from '@airlock/core';
+import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
+import { oneLine } from './one-line';
 import { failuresAsResults } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
 import { filePathText } from './well-formed-text';
@@ -64,12 +65,4 @@ async function describeEntry(folder: WorkspaceFolder, name: string): Promise<str
   } catch {
     return `gone     ${shown}`;
   }
-}
-
-/**
- * A name or link target as the card shows one (`\u{A}` for a line break, `\u{1B}` for an escape, `\u{202E}` …): a file
- * named `x\nfile     README.md  (10 bytes)` would otherwise add an entry to the listing the model and the person read.
- */
-function oneLine(text: string): string {
-  return visibleTextString(toVisibleText(text, { singleLine: true }));
 }

@@ -3,6 +3,7 @@ import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type 
 import path from 'node:path';
 import { HiddenFoldersTooLargeError, hiddenLinks, HiddenPaths, identityKey } from './hidden-paths';
 import { isOnOwnMount, mountPinFor } from './own-mounts';
+import { oneLine } from './one-line';
 import { isWithin } from './path-within';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
@@ -74,8 +75,8 @@ export class SymbolicLinkError extends Error {
   ) {
     super(
       target.kind === 'workspace'
-        ? `Refused: "${link}" is a symbolic link to ${target.shown}; write_file writes through no link, so that the path shown is the file written. ` +
-            `Nothing was written. If that is the file you mean, write to "${direct ?? target.shown}".`
+        ? `Refused: "${link}" is a symbolic link to ${oneLine(target.shown)}; write_file writes through no link, so that the path shown is the file written. ` +
+            `Nothing was written. If that is the file you mean, write to "${oneLine(direct ?? target.shown)}".`
         : `Refused: "${link}" is a symbolic link ${LINK_TARGET_WORDS[target.kind]}; write_file writes through no link. Nothing was written.`,
     );
   }
