@@ -252,6 +252,33 @@ describe('a git call judged by the Git directories it reads, in a repository git
     }
   });
 
+  it("another repository's object store named by objects/info/alternates, which a call may have written: git log --alternate-refs -p printed a repository outside the workspace", async () => {
+    // Found in review: `objects/info` is no part of what the sandbox holds read-only, and `cp .git/COMMIT_EDITMSG
+    // .git/objects/info/alternates` after `git commit -m '/home/me/private/.git/objects'` could write one. Then `git
+    // log --alternate-refs -p` under a rule for `git log` printed the other repository's history and files, where the
+    // rules ask about `git diff --no-index` reading a file outside.
+    const other = mkdtempSync(path.join(tmpdir(), 'airlock-git-other-'));
+    try {
+      repository(other);
+      git(other, 'commit', '-q', '--allow-empty', '-m', 'private');
+      const info = path.join(workspace, '.git/objects/info');
+      mkdirSync(info, { recursive: true });
+      expect(await decided('git log --alternate-refs -p')).toBe('allow');
+      // Blank lines and comments name no store.
+      writeFileSync(path.join(info, 'alternates'), '# none\n\n');
+      expect(await decided('git log --alternate-refs -p')).toBe('allow');
+      writeFileSync(path.join(info, 'alternates'), `${other}/.git/objects\n`);
+      // git reads it: the other repository's commit is shown.
+      expect(git(workspace, 'log', '--alternate-refs', '--format=%s').toString()).toContain('private');
+      for (const command of ['git log --alternate-refs -p', 'git log', 'git status']) expect(await decided(command), command).toBe('ask');
+      rmSync(path.join(info, 'alternates'));
+      writeFileSync(path.join(info, 'http-alternates'), 'https://example.com/x.git/objects\n');
+      expect(await decided('git log')).toBe('ask');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it('a workspace of more entries than the walk reads (a node_modules): git status is covered, a command that may go anywhere is not', async () => {
     // The walk's bound made small, as writing 50,000 files takes half a minute on a busy disk.
     const { entries } = walkBounds;

@@ -497,6 +497,7 @@ async function lookedAt(workspace: string, call: GitCall, looks: GitLooks): Prom
       return cause !== undefined;
     })) === true;
   if ((await once(looks, `remotes\0${workspace}`, () => ownRemoteFiles(workspace))) === true) answer = true;
+  if ((await once(looks, `alternates\0${workspace}`, async () => ownAlternates(workspace))) === true) answer = true;
   for (const start of call.starts) {
     const found = await once(looks, `from\0${workspace}\0${start}`, () => discoveredMayRun(workspace, start));
     if (found === true) answer = true;
@@ -537,6 +538,29 @@ async function ownRemoteFiles(workspace: string): Promise<boolean> {
       const entries = await readdir(path.join(folder, name)).catch((error: unknown) => (notThere(error) ? [] : undefined));
       if (entries === undefined || entries.length > 0) return true;
     }
+  }
+  return false;
+}
+
+/**
+ * Whether the workspace repository's object store borrows another's: `objects/info/alternates` naming a store (a line
+ * neither blank nor a `#` comment), or an `objects/info/http-alternates`. `objects/info` is no part of what the
+ * sandbox holds read-only, so a call may have written one: `git log --alternate-refs -p` then printed the history
+ * and files of a repository outside the workspace (`/home/me/private/.git/objects`), and `git show <id>` prints any
+ * object of it (found in review). A file that cannot be read as a small regular one counts. So a clone made with
+ * `--reference` or `--shared` has every git call asked.
+ */
+function ownAlternates(workspace: string): boolean {
+  const found = workspaceGitDir(workspace);
+  if (found === undefined || !('found' in found)) return false;
+  for (const folder of repositoryFolders(found.found)) {
+    const info = path.join(folder, 'objects', 'info');
+    if (exists(path.join(info, 'http-alternates'))) return true;
+    const file = path.join(info, 'alternates');
+    if (!exists(file)) continue;
+    const text = readSmallFile(file, MAX_CONFIG_BYTES);
+    if (text === undefined) return true;
+    if (text.toString('utf8').split('\n').some((line) => line.trim() !== '' && !line.startsWith('#'))) return true;
   }
   return false;
 }
