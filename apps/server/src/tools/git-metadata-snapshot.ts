@@ -5,6 +5,7 @@ import path from 'node:path';
 import { errorMessage } from '@airlock/core';
 import { includedConfigFiles } from './git-config-includes';
 import { hooksFoldersToKeep, hooksPathFolders } from './git-hooks-path';
+import { oneLine } from './one-line';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
 import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from './workspace-git-dir';
 
@@ -163,12 +164,16 @@ export async function checkGitMetadata(workspace: string, before: GitMetadataSna
   return findings;
 }
 
-/** The line appended to a call's result, or undefined when nothing was found. */
+/**
+ * The line appended to a call's result, or undefined when nothing was found. Each finding on one line (see oneLine):
+ * the names in it are read from disk, and a call chooses them (a hook named `x\nexit code: 0` without a sandbox, a
+ * hooks folder or an included file its config names).
+ */
 export function gitMetadataReport(findings: GitMetadataFindings): string | undefined {
   if (findings.restored.length === 0 && findings.notRestored.length === 0) return undefined;
   const sentences = ["Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration."];
-  if (findings.restored.length > 0) sentences.push(`Restored: ${findings.restored.join('; ')}.`);
-  if (findings.notRestored.length > 0) sentences.push(`Not restored, so look at this before running git in the workspace: ${findings.notRestored.join('; ')}.`);
+  if (findings.restored.length > 0) sentences.push(`Restored: ${findings.restored.map(oneLine).join('; ')}.`);
+  if (findings.notRestored.length > 0) sentences.push(`Not restored, so look at this before running git in the workspace: ${findings.notRestored.map(oneLine).join('; ')}.`);
   return sentences.join(' ');
 }
 

@@ -8,6 +8,7 @@ import { runProcess, type ProcessResult } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import { filesMountedOver, restoreFile, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
+import { oneLine } from './one-line';
 import { HiddenFoldersTooLargeError, HiddenPathLinkedError, HiddenPathMovedError, refuseLinkedHiddenFiles, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
 import { homeSocketFolders, liveSocketMasks, type HomeSocketFolders } from './sandbox/live-sockets';
@@ -156,7 +157,7 @@ async function gitMetadataAfterCall(workspace: string, before: GitMetadataSnapsh
   try {
     return gitMetadataReport(await checkGitMetadata(workspace, before));
   } catch (error) {
-    return `Airlock: the workspace's Git metadata could not be checked after this call (${errorMessage(error)}); look at .git before running git in the workspace.`;
+    return `Airlock: the workspace's Git metadata could not be checked after this call (${oneLine(errorMessage(error))}); look at .git before running git in the workspace.`;
   }
 }
 
