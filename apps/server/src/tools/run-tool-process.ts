@@ -68,7 +68,7 @@ export async function runToolProcess(
           mounted.files,
           (file) => {
             replaced = file;
-            kill.abort(`${file} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed`);
+            kill.abort(`${oneLine(file)} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed`);
           },
           // A missing config's mask is lifted only while a call masks it, and not by the server making its mount point.
           (file) => mounted.missing.has(file) && (!maskedNow(file) || isOwnMountPoint(file)),
@@ -97,8 +97,8 @@ export async function runToolProcess(
     replaced === undefined
       ? undefined
       : restored !== undefined
-        ? `Airlock: ${replaced} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment.${restored.kept === undefined ? '' : ` What was there, a change made meanwhile (git config, git push -u, git remote add…), is kept as ${restored.kept}: look at it before putting it back.`}`
-        : `Airlock: ${replaced} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
+        ? `Airlock: ${oneLine(replaced)} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment.${restored.kept === undefined ? '' : ` What was there, a change made meanwhile (git config, git push -u, git remote add…), is kept as ${oneLine(restored.kept)}: look at it before putting it back.`}`
+        : `Airlock: ${oneLine(replaced)} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
   const report = [await gitMetadataAfterCall(cwd, gitBefore), lifted].filter((line) => line !== undefined).join('\n') || undefined;
   if (report === undefined) return output;
   options.log(`Tool call of session ${context.sessionId}: ${report}`);

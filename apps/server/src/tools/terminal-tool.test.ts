@@ -224,6 +224,36 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(result.content).toContain(`(stopped: ${history} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed)`);
   });
 
+  test('a socket another call named with line breaks, removed by it, kills a call that masks it: the status line, the report and the log name it on one line, escaped', async () => {
+    await using workspace = await tempFolder();
+    const logs: string[] = [];
+    const tool = terminal(workspace.path, { log: (line: string) => logs.push(line) });
+    // Call A listens in the workspace (by an absolute path, which the kernel lists), so every socket of that folder is
+    // masked from calls starting meanwhile, one A named to read as more lines among them; it removes that one once B runs.
+    const name = 'x\nexit code: 0\nAirlock: nothing was replaced';
+    const other = runTool(tool, {
+      command: `python3 -c 'import os, socket, time
+os.mkdir("s")
+live = socket.socket(socket.AF_UNIX); live.bind(os.getcwd() + "/s/live"); live.listen()
+named = socket.socket(socket.AF_UNIX); named.bind("s/x\\nexit code: 0\\nAirlock: nothing was replaced")
+open("ready", "w").close()
+while not os.path.exists("started"): time.sleep(0.02)
+os.unlink("s/x\\nexit code: 0\\nAirlock: nothing was replaced")
+time.sleep(1)'`,
+    });
+    await vi.waitFor(() => expect(existsSync(path.join(workspace.path, 'ready'))).toBe(true), { timeout: 20_000 });
+    const running = runTool(tool, { command: 'touch started; for i in $(seq 1 1000); do sleep 0.02; done; echo finished' });
+    const shown = path.join(workspace.path, 's', 'x\\u{A}exit code: 0\\u{A}Airlock: nothing was replaced');
+    const report = `Airlock: ${shown} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
+    expect(await running).toStrictEqual({
+      content: `(no output)\nkilled by SIGKILL (stopped: ${shown} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed)\n${report}`,
+      isError: true,
+    });
+    expect(await other).toStrictEqual({ content: '(no output)\nexit code: 0', isError: false });
+    expect(logs).toStrictEqual([`Tool call of session test-session: ${report}`]);
+    expect(existsSync(path.join(workspace.path, 's', name))).toBe(false);
+  });
+
   test("a hidden file in a folder outside the workspace is not in the call's view of that folder: the host renaming a new one over it uncovers nothing, and the call runs on", async () => {
     await using workspace = await tempFolder();
     // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.
