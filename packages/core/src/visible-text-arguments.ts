@@ -218,7 +218,22 @@ const CODE_SYNTAX = /\$[({A-Za-z_]|[`;|&<>()[\]{}=]/;
  * shown as code, every character outside ASCII escaped.
  */
 function writesScript(target: unknown, content: string): boolean {
-  return content.startsWith('#!') || content.startsWith('\uFEFF#!') || (typeof target === 'string' && SCRIPT_NAME.test(target.trimEnd()));
+  return content.startsWith('#!') || content.startsWith('\uFEFF#!') || (typeof target === 'string' && SCRIPT_NAME.test(resolvedName(target.trimEnd())));
+}
+
+/**
+ * A path as the file tools resolve it, for its name: without `.` and empty parts, a `..` taking the part before it.
+ * `.github/workflows/./ci.yml` and `.husky//pre-commit` are written to `.github/workflows/ci.yml` and
+ * `.husky/pre-commit`, and must be read by the same names.
+ */
+function resolvedName(target: string): string {
+  const parts: string[] = [];
+  for (const part of target.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
+    else parts.push(part);
+  }
+  return `${target.startsWith('/') ? '/' : ''}${parts.join('/')}`;
 }
 
 /**
