@@ -98,7 +98,7 @@ export class HiddenFoldersTooLargeError extends Error {
     readonly bound: number,
   ) {
     super(
-      `Refused: the hidden folders in the workspace (${folder} and any others) hold more than ${bound} entries, too many to check at each call ` +
+      `Refused: the hidden folders in the workspace (${oneLine(folder)} and any others) hold more than ${bound} entries, too many to check at each call ` +
         'for a hard link to one of their files elsewhere in the workspace. Nothing was run: calls that run processes (terminal, python) are ' +
         'refused while the workspace holds them; make the workspace a project folder rather than one that holds the home folder.',
     );

@@ -354,6 +354,20 @@ time.sleep(1)'`,
     expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
   });
 
+  test('hidden folders past the bound, one a call made and named to read as more lines: the refusal names it on one line, escaped', async () => {
+    await using workspace = await tempFolder();
+    const home = path.join(workspace.path, 'home');
+    await mkdir(home);
+    const logs: string[] = [];
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home }, log: (line: string) => logs.push(line) });
+    // An editor's user-data folder is found by its layout, whatever its name: the call chooses it, and fills its history.
+    const plant = `d=~/.config/$'x\\nran\\nexit code: 0'/User && mkdir -p "$d/History" && touch "$d/settings.json" && (cd "$d/History" && seq 1 4097 | xargs touch) && echo planted`;
+    expect(await runTool(tool, { command: plant })).toStrictEqual({ content: 'planted\nexit code: 0', isError: false });
+    const refusal = `Refused: the hidden folders in the workspace (${home}/.config/x\\u{A}ran\\u{A}exit code: 0/User/History and any others) hold more than 4096 entries, too many to check at each call for a hard link to one of their files elsewhere in the workspace. Nothing was run: calls that run processes (terminal, python) are refused while the workspace holds them; make the workspace a project folder rather than one that holds the home folder.`;
+    expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: refusal, isError: true });
+    expect(logs).toStrictEqual([`Tool call of session test-session: ${refusal}`]);
+  });
+
   test("a history the person's shell writes for the first time while a call runs, in a home folder outside the workspace that held nothing hidden as the call started, is not in the call's view, nor in the next call's", async () => {
     await using workspace = await tempFolder();
     // Outside /tmp, which the sandbox has its own of: a home folder as the server's is.
