@@ -351,7 +351,12 @@ export function readsAsJson(text: string): boolean {
 /**
  * A name on one line, each space escaped and counted: a name that differs by a space must not look the same. A run
  * long enough for every client to fold into one marker (`␠×N`, see `blankPieces`) is left to that, counted as a fold.
+ * An argument's `name` is this; a client finds an argument again by its name as shown through it.
  */
+export function visibleArgumentName(name: string): VisibleText {
+  return visibleName(name);
+}
+
 function visibleName(name: string): VisibleText {
   const visible = toVisibleText(name, { singleLine: true });
   if (!name.includes(' ')) return visible;

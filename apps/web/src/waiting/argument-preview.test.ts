@@ -104,6 +104,14 @@ describe('callPreview', () => {
     expect(longestRead()).toBeLessThanOrEqual(PREVIEW_READ_CHARS);
   });
 
+  it('says the size of a long value whose name holds a space, not of the start it read', () => {
+    // Found in review: with a space in its name, shown as \u{20}, the value's size was not found again, and the
+    // preview of a 10,001-character, 2-line value said "(1,024 characters)", one line.
+    const note = `${'x'.repeat(5000)}\n${'y'.repeat(5000)}`;
+    const preview = callPreview('notes__save', { 'note text': note }, { schema: declaring('note text') });
+    expect(preview).toStrictEqual({ text: `note\\u{20}text: ${'x'.repeat(80)}… (2 lines, 10,001 characters)`, whole: false });
+  });
+
   it('is never whole when only the start of a value was read, though that start fits', () => {
     // Read up to the space: the start is 80 plain characters, what follows is not.
     const command = `${'a'.repeat(80)} ${'\u00E9'.repeat(PREVIEW_READ_CHARS * 2)}`;

@@ -1,4 +1,4 @@
-import { blankPieces, textSegments, toVisibleText, visibleArguments, type DeclaredArguments, type UnshownDefaultsReason, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { blankPieces, textSegments, toVisibleText, visibleArgumentName, visibleArguments, type DeclaredArguments, type UnshownDefaultsReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters a short preview of a call shows, all its arguments together. */
@@ -78,8 +78,9 @@ export function callPreview(toolName: string, args: ToolArguments, { maxChars = 
       return [name, start];
     }),
   );
-  // The names as shown, back to the arguments they name (the escaping of a name is one to one).
-  const named = new Map(Object.keys(args).map((name) => [plainText(toVisibleText(name, { singleLine: true })), name]));
+  // The names as shown, back to the arguments they name (the escaping of a name is one to one), each space as
+  // `\u{20}` as the card shows it: else a long value under a name with a space was sized by the start read.
+  const named = new Map(Object.keys(args).map((name) => [plainText(visibleArgumentName(name)), name]));
   const sizeOf = (argument: VisibleArgument) => {
     const name = named.get(plainText(argument.name));
     return name === undefined ? undefined : sizes.get(name);
