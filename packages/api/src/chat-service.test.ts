@@ -555,6 +555,38 @@ describe('ChatService across a restart', () => {
     expect(ran).toStrictEqual(['a', 'a']);
     expect((await after.chat.getSession('s')).toolCalls.at(-1)).toMatchObject({ decision: 'allow', source: 'grant', decidedByGrant: after.chat.listGrants('s')[0]!.grantId });
   });
+
+  it('an allow still being checked against the rules when the server stops is refused as not applied, not answered resolved: after the restart the call waits', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    // The rules read a workspace file: an edited allow is judged by them before it is written.
+    const reading = deferred<void>();
+    let slow = false;
+    const rules = {
+      evaluate: async () => {
+        if (slow) await reading.promise;
+        return undefined;
+      },
+      version: () => 1,
+    } as Partial<RuleService> as RuleService;
+    const before = await start(store, [echoCall('hi')], [echoTool(ran)], { rules });
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    const [waiting] = before.chat.pending('s');
+    slow = true;
+    const answer = before.chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow', arguments: { text: 'ho' } }).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(0));
+    const stopping = before.chat.shutdown();
+    reading.resolve();
+    await stopping;
+    // Nothing of the allow was stored: it is not reported as applied.
+    expect(await answer).toMatchObject({ name: 'ConflictError', reason: 'shutting-down' });
+    expect((await store.listRunToolCalls('r1')).map((call) => call.decision)).toStrictEqual([null]);
+
+    const after = await start(store, [textStep('done')], [echoTool(ran)], { rules });
+    expect(after.chat.pending('s').map((p) => [p.approvalId, p.expiresAt])).toStrictEqual([[waiting!.approvalId, waiting!.expiresAt]]);
+    expect(ran).toStrictEqual([]);
+  });
 });
 
 describe('ChatService history', () => {

@@ -839,6 +839,9 @@ export class ChatService {
     const report = await this.reportedDecision(input.sessionId, input.approvalId);
     if (grant) this.grantsWithAllow.delete(input.approvalId);
     if (report?.stored === false) throw new DecisionNotStoredError(input.approvalId, report.error);
+    // Not reported because a shutdown stopped the run before the decision was written (the rules still judging an
+    // allow, say): nothing of it is stored, and the next start puts the call back to waiting, so it was not applied.
+    if (report === undefined && this.closing) throw new ConflictError('shutting-down', this.stoppingDecisionText());
     const alwaysNotSaved = draft && rules ? await this.addRule(rules, draft.draft) : undefined;
     const answer = report === undefined ? result : { ...result, decision: report.decision };
     return alwaysNotSaved === undefined ? answer : { ...answer, alwaysNotSaved };
