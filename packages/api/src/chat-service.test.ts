@@ -626,6 +626,57 @@ describe('ChatService history', () => {
 });
 
 describe('ChatService state checks', () => {
+  it('a chat deleted as a message sent with the delete under way starts a run in it stops that run too: its call does not run on in the deleted chat', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const stopped: string[] = [];
+    const slowTool = defineTool({
+      name: 'echo',
+      description: 'echoes',
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ text }, { signal }) => {
+        ran.push(text);
+        await new Promise<void>((_, reject) =>
+          signal.addEventListener('abort', () => {
+            stopped.push(text);
+            reject(new Error('stopped'));
+          }),
+        );
+        return text;
+      },
+    });
+    const { chat } = await start(store, [echoCall('first'), echoCall('second'), textStep('done')], [slowTool]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'one' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    // Two changes of the chat whose writes are slow keep the server's queue of such work busy: the second message is
+    // taken in after the first run has stopped for the deletion, and the deletion after the second run's call started.
+    const writes = new Map([
+      ['slow 1', deferred<void>()],
+      ['slow 2', deferred<void>()],
+    ]);
+    const update = store.updateSession.bind(store);
+    store.updateSession = async (sessionId, changes) => {
+      const slow = changes.title === undefined ? undefined : writes.get(changes.title);
+      if (slow) await slow.promise;
+      return update(sessionId, changes);
+    };
+    const first = chat.updateSession('s', { title: 'slow 1' });
+    const second = chat.startRun({ sessionId: 's', runId: 'r2', message: 'two', options: { confirmToolCalls: false } });
+    const then = chat.updateSession('s', { title: 'slow 2' });
+    const deleted = chat.deleteSession('s');
+    await vi.waitFor(() => expect(chat.listSessions()[0]?.activeRunId).toBeNull());
+    writes.get('slow 1')!.resolve();
+    await first;
+    expect(await second).toStrictEqual({ runId: 'r2' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['second']));
+    writes.get('slow 2')!.resolve();
+    await then;
+    expect(await deleted).toBe(true);
+    // Deleted, with no run of it going on: the call that ran in it was stopped with it.
+    expect(stopped).toStrictEqual(['second']);
+    expect(chat.listSessions()).toStrictEqual([]);
+  });
+
   it('a new session with a run id already used elsewhere is refused and leaves no session behind', async () => {
     const store = new MemoryStore();
     const { chat } = await start(store, [textStep('a')], []);

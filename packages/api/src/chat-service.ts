@@ -1083,6 +1083,13 @@ export class ChatService {
     }
     return this.admit(async () => {
       if (this.sessions.get(sessionId) !== session) return false;
+      // A message taken in while the run above stopped started another: it is stopped too, or it would go on (its
+      // calls running, out of reach of any Stop) in a chat that is no more.
+      const started = session.activeRun;
+      if (started) {
+        started.cancellation.cancel();
+        await started.done;
+      }
       this.options.registry.clearSession(sessionId);
       await this.store.deleteSession(sessionId);
       for (const paused of this.paused.values()) if (paused.run.sessionId === sessionId) this.unpause(paused);
