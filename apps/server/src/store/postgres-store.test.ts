@@ -5,7 +5,7 @@ import { escapeIdentifier } from 'pg';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { instanceLockHolder, openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, terminateBackend, withClient, type TestDatabase } from '../../test/support/postgres';
 import { resolveLocalhostAsStock } from '../http/test-support';
 import { postgresMigrations } from './postgres-migrations';
@@ -445,6 +445,35 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     });
     expect(await a.listPendingApprovals('s')).toStrictEqual([]);
     expect(await a.getPendingApproval('s', 'approval-call-1')).toBeUndefined();
+  });
+
+  it('a chat deleted while an "Always allow" claims one of its calls keeps no grant: the claim goes in first and its grant is deleted with the chat, or finds the chat gone', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.appendEvents([{ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('call-1', 10_000), fence: 1 }]);
+    const grant = { grantId: 'g-1', scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'echo call-1' }, toolVersion: 'v1', createdAt: 11_000 };
+    const waiters = async (client: { query: (sql: string) => Promise<{ rows: { waiting: number }[] }> }) =>
+      (await client.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`)).rows[0]!.waiting;
+    await withClient(async (holder) => {
+      // Another transaction writing a grant of that id holds the claim's transaction between its decision and its
+      // grant, as a slow round trip to the database would.
+      await holder.query('BEGIN');
+      await holder.query(`INSERT INTO "${database.schema}".grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at) VALUES ('g-1', 'session', 'elsewhere', 'x', NULL, 'v1', 1)`);
+      const claimed = a.claimDecision({ sessionId: 's', approvalId: 'approval-call-1', decision: 'allow', source: 'user', decidedAt: 11_000, grant });
+      await vi.waitFor(async () => expect(await waiters(holder)).toBeGreaterThan(0), POLL);
+      let deleted = false;
+      const deleting = a.deleteSession('s').then(() => (deleted = true));
+      // The deletion is done, or waits on the claim.
+      await vi.waitFor(async () => expect(deleted || (await waiters(holder)) > 1).toBe(true), POLL);
+      await holder.query('ROLLBACK');
+      await Promise.all([claimed, deleting]);
+    });
+    expect((await a.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
+    // The next start (another store) reads no grant for a chat of that name made again.
+    await using b = await openStore(database, 'b');
+    expect((await b.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
   });
 
   it('a call past its deadline by the database’s clock, or of a stopped run, waits no more: a person’s decision is refused as the timeout or the cancel to come; its owner still writes that', async () => {

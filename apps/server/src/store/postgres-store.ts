@@ -122,6 +122,8 @@ const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
  * was stopped, though its owner (dead, or not yet told) has not recorded the timeout or the cancel.
  */
 const STILL_DECIDABLE = `(t.expires_at IS NULL OR t.expires_at > ${DB_NOW}) AND NOT r.cancel_requested`;
+/** Share-locks the run of a call (by approval id, in its chat), as a write of the run's events does. */
+const RUN_OF_CALL_FOR_SHARE = 'SELECT 1 FROM runs WHERE run_id IN (SELECT run_id FROM tool_calls WHERE approval_id = $1 AND session_id = $2) ORDER BY run_id FOR SHARE';
 const PG_FOREIGN_KEY_VIOLATION = '23503';
 const PG_UNIQUE_VIOLATION = '23505';
 /** PostgreSQL error classes that mean "cannot reach or may not use the database": 08 connection, 28 authorization, 3D no such database. */
@@ -752,7 +754,14 @@ export class PostgresStore implements AirlockStore, Cluster {
         ? await this.claimRow(this.pool, input)
         : // The grant only with a claim that won, in its transaction; a deadline checked once the row is claimed.
           await inTransaction(this.pool, async (client) => {
-            const row = await claimBefore(deadline, input.approvalId, client, () => this.claimRow(client, input));
+            // With a grant, the call's run is share-locked first (within the deadline), as a chat's deletion takes its
+            // runs first: the deletion waits for this commit and deletes the grant with the chat, or goes first and the
+            // claim finds no run. Unlocked, a grant committed after the deletion outlived the chat, for a chat of that
+            // name made later (a grant has no reference to its chat).
+            const row = await claimBefore(deadline, input.approvalId, client, async () => {
+              if (grant !== undefined) await client.query(RUN_OF_CALL_FOR_SHARE, [input.approvalId, input.sessionId]);
+              return this.claimRow(client, input);
+            });
             if (row !== undefined && grant !== undefined) {
               await saveGrantWith(client, grant);
               await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false })]);
