@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { DEFAULT_READ_BUDGET } from '../src/http/socket-read-budget';
 import { startServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
@@ -69,4 +70,33 @@ describe('a socket sending more than its byte budget', () => {
     await vi.waitFor(() => expect(flood.answered).toStrictEqual([1, 2, 3, 4, 5, 6]), { timeout: 10_000 });
     expect(flood.closed()).toBe(false);
   });
+});
+
+describe('a socket sending empty messages back to back', () => {
+  it('spends its budget on them too: it is not read further once spent, other sockets are answered, and it is read again as the budget refills (found in review)', async () => {
+    // The server's own budget. Before, an empty message cost nothing, and such a flood delayed others' queries by seconds.
+    await using started = await startTestServer();
+    await using flood = await authenticatedSocket(started.server.wsUrl);
+    await using other = await authenticatedSocket(started.server.wsUrl);
+    let refusals = 0;
+    flood.socket.on('message', (data: Buffer) => {
+      if ((JSON.parse(data.toString()) as { id?: unknown }).id === null) refusals++;
+    });
+    const sent = 20_000;
+    const sentAt = performance.now();
+    for (let count = 0; count < sent; count++) flood.socket.send('');
+    // Each is a parse error answered under no id; 8,192 of them spend the burst.
+    await vi.waitFor(() => expect(refusals).toBeGreaterThanOrEqual(8_000), { timeout: 10_000 });
+    other.socket.send(JSON.stringify({ id: 'mine', method: 'query', params: { path: 'model.info' } }));
+    await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine']), { timeout: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { burstBytes, bytesPerSecond, messageBytes } = DEFAULT_READ_BUDGET;
+    // At most what the burst and the refill since the first was read pay for (the token's message besides).
+    const paidFor = (burstBytes + (bytesPerSecond * (performance.now() - sentAt)) / 1000) / messageBytes! + 2;
+    expect(refusals).toBeLessThanOrEqual(paidFor);
+    expect(refusals).toBeLessThan(sent);
+    // Kept, and read again: every one answered in time.
+    await vi.waitFor(() => expect(refusals).toBe(sent), { timeout: 15_000 });
+    expect(flood.closed()).toBe(false);
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
-import { budgetReads, SocketReads } from './socket-read-budget';
+import { budgetReads, DEFAULT_READ_BUDGET, SocketReads } from './socket-read-budget';
 
 /** A WebSocket as the budget sees it: its message listeners, and whether it is read. */
 class FakeClient extends EventEmitter {
@@ -60,6 +60,28 @@ describe('budgetReads', () => {
     expect(client.paused).toBe(true);
     vi.advanceTimersByTime(1000);
     expect(client.paused).toBe(false);
+  });
+
+  it('charges each message its own cost besides its bytes, so empty messages spend the budget too (found in review)', () => {
+    vi.useFakeTimers();
+    const client = new FakeClient();
+    let handed = 0;
+    client.on('message', () => handed++);
+    budgetReads(client as unknown as WebSocket, new SocketReads(client), { burstBytes: 1000, bytesPerSecond: 100, messageBytes: 100 }, () => Date.now());
+    for (let sent = 0; sent < 20; sent++) client.emit('message', Buffer.alloc(0), false);
+    // Ten spend the burst; the eleventh overspends it and the socket is not read. Before, all twenty went on, unpaused.
+    expect([handed, client.paused]).toStrictEqual([11, true]);
+    // Each second pays for one more, as for a message of 100 bytes.
+    vi.advanceTimersByTime(999);
+    expect(handed).toBe(11);
+    vi.advanceTimersByTime(1);
+    expect([handed, client.paused]).toStrictEqual([12, true]);
+    vi.advanceTimersByTime(1000);
+    expect(handed).toBe(13);
+  });
+
+  it('the server\'s budget counts a cost for each message', () => {
+    expect(DEFAULT_READ_BUDGET.messageBytes).toBe(256);
   });
 
   it('forgets what it held when the socket closes', () => {
