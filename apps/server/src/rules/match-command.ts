@@ -131,6 +131,24 @@ const GRADLE_CODE_PROPERTIES =
 /** gpg's options that run a program or load code, or read a config or a home whose gpg.conf may set one (`photo-viewer`). */
 const GPG_OPTIONS = ['--photo-viewer', '--exec-path', '--options', '--homedir', '--agent-program', '--dirmngr-program', '--load-extension'];
 
+/** rake's options that run no code of their own and take no value from the next word. */
+const RAKE_HARMLESS: ReadonlySet<string> = new Set([
+  '-q', '--quiet', '-s', '--silent', '-v', '--verbose', '-t', '--trace', '-n', '--dry-run', '-P', '--prereqs', '-A',
+  '--all', '-m', '--multitask', '-X', '--no-deprecation-warnings', '-N', '--no-search', '--nosearch', '-G',
+  '--no-system', '--nosystem', '-V', '--version', '-h', '--help',
+]);
+/** just's options of that kind. */
+const JUST_HARMLESS: ReadonlySet<string> = new Set([
+  '-q', '--quiet', '-v', '--verbose', '-n', '--dry-run', '--highlight', '--no-highlight', '--yes', '--no-deps',
+  '--timestamp', '--explain', '-l', '--list', '--summary', '-u', '--unsorted', '--dump', '--variables', '--groups',
+]);
+/** latexmk's options of that kind (no viewer, no command, no rc file, no Perl). */
+const LATEXMK_HARMLESS: ReadonlySet<string> = new Set([
+  '-pdf', '-pdfdvi', '-pdfps', '-pdflua', '-pdfxe', '-lualatex', '-xelatex', '-dvi', '-ps', '-c', '-C', '-CA', '-f',
+  '-g', '-gg', '-quiet', '-silent', '-verbose', '-interaction=nonstopmode', '-interaction=batchmode', '-halt-on-error',
+  '-file-line-error', '-synctex=1', '-bibtex', '-nobibtex', '-bibtex-cond', '-cd', '-norc', '-recorder', '-time',
+]);
+
 /**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
  * `git log --output=…`, `make test SHELL=…`). A prefix rule never covers a call that carries one before a `--`.
@@ -231,6 +249,22 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // stern (logs) and k9s (a terminal UI) read a kubeconfig as kubectl does, whose credential plugin runs.
   ...['kubectl', 'helm', 'kustomize', 'minikube', 'k3s', 'microk8s', 'stern', 'k9s'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
   ['oc', { options: [], words: OC_CODE_OPTIONS }],
+  // Found in review: split's `--filter` runs a shell command for each piece (`split --filter='sh -c …' x` ran it
+  // under a rule for `split`); sdiff and diff3 run the program `--diff-program` names; netcat's and ncat's `-e`, `-c`,
+  // `--exec`, `--sh-exec` and `--lua-exec` run a program or a shell line with the connection; aria2c runs the
+  // `--on-download-…` and `--on-bt-download-complete` hooks, those a `--conf-path` file names, and those an RPC
+  // client sets (`--enable-rpc`). GNU getopt takes any unambiguous start of each long one (`--fil=…`).
+  ['split', { options: ['--filter'] }],
+  ...['sdiff', 'diff3'].map((diff): [string, CodeOptions] => [diff, { options: ['--diff-program'] }]),
+  ...['nc', 'netcat', 'nc.traditional', 'nc.openbsd', 'ncat'].map((nc): [string, CodeOptions] => [nc, { options: ['-e', '-c', '--exec', '--sh-exec', '--lua-exec'] }]),
+  ['aria2c', { options: ['--conf-path', '--enable-rpc', '--on-download-complete', '--on-download-error', '--on-download-pause', '--on-download-start', '--on-download-stop', '--on-bt-download-complete'], prefixes: ['--on-'] }],
+  // Found in review: rake runs the Ruby of `-e`/`-p`/`-E`, `-r`, a rakefile `-f` names, and each `NAME=value` word
+  // sets an environment variable its tasks' programs read (`RUBYOPT=-r./x`); just runs `--command`, recipes through
+  // `--shell`, and each `NAME=value` word overrides a variable its recipes' lines hold; latexmk runs the Perl of `-e`
+  // and `-r`, and the command of `-pdflatex=…` and its kin. Only their options that do none of that are let through.
+  ['rake', { options: [], harmless: RAKE_HARMLESS, assignments: true }],
+  ['just', { options: [], harmless: JUST_HARMLESS, assignments: true }],
+  ['latexmk', { options: [], harmless: LATEXMK_HARMLESS, endOfOptions: 'never' }],
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
@@ -591,6 +625,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
   if (isTestRunner(name) && !testRunnerArgumentsCovered(name, command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
+  // tar and cpio take an archive named `host:file` for one on another machine and run a remote shell to reach it.
+  if ((name === 'tar' || name === 'cpio') && rest.some((word, index) => mayNameRemoteArchive(word, rest[index - 1]))) return false;
   // `docker run …` under a rule for `docker` or `docker run`, `pm2 start x.sh` under one for `pm2`: a rule covers a call
   // that runs a command by its subcommand only as it names it, nothing added.
   if (rest.length > 0 && runsBySubcommand(name, command.words)) return false;
@@ -610,7 +646,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
   // (`make test` not `make test deploy`), with options only; a word after `--` is a target too.
-  if (name === 'make' && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
+  // rake and just likewise run the tasks and recipes they are given, each a task or recipe a rule does not name.
+  if ((name === 'make' || name === 'rake' || name === 'just') && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
   const handOn = HANDED_ON.get(name);
   if (handOn !== undefined && handsOnWords(command.words, rule.tokens.length, handOn)) return false;
   if (name === 'cargo' && runsWithArguments(command.words, rule.tokens.length)) return false;
@@ -741,6 +778,20 @@ function mayNameRemote(word: ShellWord): boolean {
   const text = word.text.replace(/["']/g, '');
   const glob = text.search(/[*?[{~]/);
   return text.includes(':') || (glob !== -1 && !text.slice(0, glob).includes('/'));
+}
+
+/**
+ * Whether a tar or cpio word may name an archive on another machine: GNU tar and cpio read an archive name with a colon
+ * and no slash before it (`host:x.tar`, `user@host:x`, `-fhost:x`, `--file=host:x`) as a remote one, and run the remote
+ * shell (`/usr/bin/rsh`, perhaps ssh) with that host, to run `rmt` there (`tar -cf localhost:x src` ran it; found in
+ * review). Any literal word with a colon counts (a `--transform=s:a:b:` too, asked about to be safe); a word the shell
+ * expands, with a variable or a colon in it, or a glob right after an option that may take the archive's name (`-f`,
+ * `cf`, `--file`), which may match a file named `h:x`.
+ */
+function mayNameRemoteArchive(word: ShellWord, previous: ShellWord | undefined): boolean {
+  if (word.kind === 'literal') return word.value.includes(':');
+  if (word.variables.length > 0 || word.text.includes(':')) return true;
+  return previous?.kind === 'literal' && (/^-?[A-Za-z]*[fFOI][A-Za-z]*$/.test(previous.value) || /^--(?:f|fi|fil|file)$/.test(previous.value));
 }
 
 /**

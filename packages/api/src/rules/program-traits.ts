@@ -343,6 +343,8 @@ const PROGRAMS = {
   unset: { exactOnly: true },
   fc: { exactOnly: true },
   bind: { exactOnly: true },
+  // `jobs -x cmd …` runs the command given, its job specs replaced by process ids (found in review)
+  jobs: { exactOnly: true },
   less: { exactOnly: true, versionedNames: true },
   more: { exactOnly: true },
   man: { exactOnly: true },
@@ -395,6 +397,17 @@ const PROGRAMS = {
   psql: { exactOnly: true },
   gnuplot: { exactOnly: true },
   m4: { exactOnly: true },
+  // more whose words run code or a command (found in review): Perl's rename takes a Perl expression for its first
+  // word (`rename 'system("…")' x`; Debian's `rename`, `prename`, `file-rename`), exiftool evaluates Perl in `-if`, `-p`
+  // and `${TAG;…}`, erb runs a template's Ruby, moreutils' `zrun cmd x.gz` and e2fsprogs' `logsave log cmd` run cmd
+  rename: { exactOnly: true },
+  prename: { exactOnly: true },
+  'file-rename': { exactOnly: true },
+  'perl-rename': { exactOnly: true },
+  exiftool: { exactOnly: true },
+  erb: { exactOnly: true },
+  zrun: { exactOnly: true },
+  logsave: { exactOnly: true },
   'ts-node-esm': { exactOnly: true },
   esno: { exactOnly: true },
   'vite-node': { exactOnly: true },
