@@ -312,6 +312,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handleRequest(req, res).catch((error: unknown) => {
+      // Its client went away before the answer was done (a reload, a tab closed, or anyone cutting requests short on
+      // purpose): nothing failed here. Logged, each such request made a line, so anyone, without the token, could
+      // write to the server's output without end.
+      if (clientWentAway(error)) {
+        res.destroy();
+        return;
+      }
       log(`Error serving ${req.method ?? '?'} request: ${errorMessage(error)}`);
       if (!res.headersSent) sendText(res, 500, 'Internal Server Error', securityHeaders(undefined));
       else res.destroy();
@@ -569,6 +576,15 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
 function keptRequest(req: IncomingMessage): IncomingMessage {
   const kept: Pick<IncomingMessage, 'url' | 'headers'> = { url: req.url, headers: { host: req.headers.host } };
   return kept as IncomingMessage;
+}
+
+/**
+ * Whether a request's handling failed only because its client went away: the request cut short before its body ended
+ * (`aborted`, ECONNRESET), or the answer's stream closed before it was all sent (a download cut short).
+ */
+function clientWentAway(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'EPIPE';
 }
 
 /** The request's body as text, or undefined when it is longer than `maxBytes`. */

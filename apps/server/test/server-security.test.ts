@@ -430,6 +430,37 @@ describe('HTTP endpoints', () => {
     }
   });
 
+  it('logs nothing for a request its client cuts short: a download, or a start-up link’s body (found in review)', async () => {
+    await using dir = await tempDir();
+    const webRoot = join(dir.path, 'dist');
+    await mkdir(join(webRoot, 'assets'), { recursive: true });
+    await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>app</title>');
+    await writeFile(join(webRoot, 'assets', 'app-1234.js'), Buffer.alloc(16 * 1024 * 1024, 0x20));
+    await using running = await startTestServer({ webRoot });
+    const { port } = running.server;
+    const logged = running.lines.length;
+    /** Sends `head`, waits for the first bytes of an answer or for `ms`, and cuts the connection. */
+    const cutShort = (head: string, ms?: number) =>
+      new Promise<void>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(head));
+        const cut = () => {
+          socket.destroy();
+          resolve();
+        };
+        if (ms === undefined) socket.once('data', cut);
+        else setTimeout(cut, ms);
+        socket.on('error', () => undefined);
+      });
+    for (let round = 0; round < 5; round++) {
+      await cutShort(`GET /assets/app-1234.js HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      await cutShort(`POST /link-code HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"code":`, 50);
+    }
+    // Still answering; and before, each cut made a line ("Error serving GET request: Premature close", "… POST …: aborted").
+    expect((await httpGet(port, '/healthz', { Host: `127.0.0.1:${port}` })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running.lines.slice(logged)).toStrictEqual([]);
+  });
+
   it('refuses methods other than GET and HEAD', async () => {
     await using running = await startTestServer();
     const { port } = running.server;
