@@ -272,6 +272,33 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('options through which hg, svn, rpm, lftp, sshfs and bsdtar run a command (found in review)', async () => {
+    for (const [token, line] of [
+      ['hg status', "hg status --config hooks.pre-status='touch PWNED'"],
+      ['hg status', 'hg status -R ../other'],
+      ['hg status', 'hg status --cwd ../other'],
+      ['svn diff', 'svn diff --diff-cmd ./evil'],
+      ['svn diff', 'svn diff --config-option config:helpers:diff-cmd=./evil'],
+      ['rpm', "rpm --eval '%(touch PWNED)'"],
+      ['rpm', "rpm -E '%(touch PWNED)'"],
+      ['lftp', "lftp -c '!touch PWNED'"],
+      ['sshfs', 'sshfs -o ssh_command=./evil host: mnt'],
+      ['sshfs', 'sshfs -o reconnect,ProxyCommand=./evil host: mnt'],
+      ['bsdtar', 'bsdtar --use-compress-program=sh -cf x.tar src'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['hg status', 'hg status -q'],
+      ['svn diff', 'svn diff src'],
+      ['rpm', 'rpm -qa'],
+      ['sshfs', 'sshfs -o reconnect host: mnt'],
+      ['bsdtar', 'bsdtar -cf x.tar src'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('options through which a package manager, git, make, cargo or go run other code', async () => {
     const rules = [prefix('npm test'), prefix('git log'), prefix('make test'), prefix('go test'), prefix('cargo test')];
     for (const command of [

@@ -195,7 +195,7 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
     flagPackage: true,
     endOfOptions: 'never',
   }],
-  ['tar', { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }],
+  ...['tar', 'bsdtar'].map((tar): [string, CodeOptions] => [tar, { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }]),
   // zip takes options of two letters (`-TT`), their values attached (`-TTsh`), and any start of a long option.
   ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '--recurse-paths', '--quiet', '--junk-paths', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
   // `-o` writes the file it names, also over one of the person's.
@@ -265,6 +265,16 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['rake', { options: [], harmless: RAKE_HARMLESS, assignments: true }],
   ['just', { options: [], harmless: JUST_HARMLESS, assignments: true }],
   ['latexmk', { options: [], harmless: LATEXMK_HARMLESS, endOfOptions: 'never' }],
+  // Found in review: Mercurial runs the hooks and extensions `--config` sets and those of the repository `-R` or
+  // `--cwd` leads to (`hg status --config hooks.pre-status=…`, as git's `-c`); Subversion the program `--diff-cmd`,
+  // `--diff3-cmd`, `--editor-cmd` or a `--config-option`/`--config-dir` names; rpm the shell of a `%(…)` macro that
+  // `--eval`, `--define`, `--macros`, `--rcfile` or `--load` bring; lftp the `!…` lines of `-c`, `-e` and `-f`; sshfs
+  // the `ssh_command`, `sftp_server` or an ssh config's command; bsdtar the programs tar's options name.
+  ['hg', { options: ['--config', '-R', '--repository', '--repo', '--cwd', '--debugger'] }],
+  ['svn', { options: ['--diff-cmd', '--diff3-cmd', '--editor-cmd', '--config-option', '--config-dir'] }],
+  ['rpm', { options: ['-E', '--eval', '-D', '--define', '--macros', '--rcfile', '--load', '--pipe'] }],
+  ['lftp', { options: ['-c', '-e', '-f'] }],
+  ['sshfs', { options: ['-F'], words: /ssh_command|sftp_server|proxycommand|localcommand|knownhostscommand|pkcs11provider|securitykeyprovider|include|match/i }],
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
