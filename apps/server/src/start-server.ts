@@ -178,6 +178,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // nor keep out a newcomer, whose request (an upgrade's too) is answered in far less time than a flood needs to
   // cycle through every place.
   const httpSockets = new Set<Socket>();
+  // Sockets Node let go of for idleness (a client that stopped reading an answer): the server gave up on them, which is
+  // logged, unlike an answer its client cut short.
+  const timedOut = new WeakSet<Socket>();
+  function markTimedOut(this: Socket): void {
+    timedOut.add(this);
+  }
   server.on('connection', (socket: Socket) => {
     if (httpSockets.size >= capacity.maxHttpConnections) {
       const oldest = httpSockets.values().next().value;
@@ -188,6 +194,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     httpSockets.add(socket);
     socket.on('close', () => httpSockets.delete(socket));
+    socket.on('timeout', markTimedOut);
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
   // Sockets yet to present their token, oldest first, with when each was admitted (performance.now()), counted apart
@@ -315,7 +322,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       // Its client went away before the answer was done (a reload, a tab closed, or anyone cutting requests short on
       // purpose): nothing failed here. Logged, each such request made a line, so anyone, without the token, could
       // write to the server's output without end.
-      if (clientWentAway(error)) {
+      if (clientWentAway(error) && !timedOut.has(req.socket)) {
         res.destroy();
         return;
       }
