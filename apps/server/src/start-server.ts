@@ -313,6 +313,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       return { services, connection };
     },
     onError: ({ error, path }) => {
+      // A client that broke the WebSocket protocol (a message over the size limit, text that is not UTF-8, a reserved
+      // bit set): `ws` closes its socket with the code that says so, and nothing failed here. Logged, each made a line,
+      // so anyone, without the token, could write to the server's output without end, a socket at a time.
+      if (brokeWebSocketProtocol(error.cause)) return;
       if (error.code === 'INTERNAL_SERVER_ERROR') log(`Error in ${path ?? 'connection'}: ${errorMessage(error.cause ?? error)}`);
     },
   });
@@ -583,6 +587,12 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
 function keptRequest(req: IncomingMessage): IncomingMessage {
   const kept: Pick<IncomingMessage, 'url' | 'headers'> = { url: req.url, headers: { host: req.headers.host } };
   return kept as IncomingMessage;
+}
+
+/** Whether `error` is `ws`'s refusal of what a client sent on its WebSocket (its codes all start `WS_ERR_`). */
+function brokeWebSocketProtocol(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('WS_ERR_');
 }
 
 /**

@@ -239,6 +239,52 @@ describe('WebSocket authentication', () => {
 
     expect((await raw.closed).code).toBe(1009);
   });
+
+  it('logs nothing for a socket that breaks the WebSocket protocol, with or without the token (found in review)', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+    const logged = running.lines.length;
+    const mask = [0, 0, 0, 0];
+    const frames: [string, number[], number][] = [
+      ['a reserved bit set', [0xc1, 0x80, ...mask], 1002],
+      ['an unknown opcode', [0x83, 0x80, ...mask], 1002],
+      ['text that is not UTF-8', [0x81, 0x81, ...mask, 0xff], 1007],
+      ['a frame from a client without a mask', [0x81, 0x01, 0x61], 1002],
+      ['a message over 1 MiB, announced', [0x81, 0xff, 0, 0, 0, 0, 0, 0x20, 0, 0, ...mask], 1009],
+    ];
+    // Without the token: a raw upgrade, then the frame.
+    for (const [what, frame, code] of frames) {
+      const closedWith = await new Promise<number>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(
+            `GET /trpc?connectionParams=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+              'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+          ),
+        );
+        let received = Buffer.alloc(0);
+        socket.on('data', (chunk: Buffer) => {
+          const first = received.length === 0;
+          received = Buffer.concat([received, chunk]);
+          if (first) socket.write(Buffer.from(frame));
+          // The close frame, after the 101's headers: 0x88, its length, then the code.
+          const at = received.indexOf(Buffer.from([0x88]), received.indexOf('\r\n\r\n'));
+          if (at !== -1 && received.length >= at + 4) resolve(received.readUInt16BE(at + 2));
+        });
+        socket.on('close', () => resolve(0));
+        socket.on('error', () => undefined);
+      });
+      expect(closedWith, what).toBe(code);
+    }
+    // With it: a message over the limit.
+    await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
+    await raw.opened;
+    raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+    raw.socket.send('x'.repeat(1024 * 1024 + 1));
+    expect((await raw.closed).code).toBe(1009);
+    // Before, each made a line ("Error in connection: Invalid WebSocket frame: RSV1 must be clear", …): anyone could
+    // fill the output, a socket at a time.
+    expect(running.lines.slice(logged)).toStrictEqual([]);
+  });
 });
 
 describe('Origin and Host checks', () => {
