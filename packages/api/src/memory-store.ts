@@ -288,6 +288,7 @@ export class MemoryStore implements AirlockStore {
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
+    if (!this.sessions.has(grant.sessionId)) throw new NotFoundError('session', grant.sessionId);
     this.grants.set(grant.grantId, roundTrip(grant));
   }
 

@@ -107,6 +107,10 @@ export interface AirlockStore {
   /** The ledger, newest first, filtered and paged. */
   listAudit(query: AuditQuery): Promise<AuditPage>;
 
+  /**
+   * Adds or replaces a grant, only while its chat is there (NotFoundError when it is not): a grant names its chat by id
+   * alone, so one kept past its chat's deletion would let calls of a chat made later under that name through unasked.
+   */
   saveGrant(grant: StoredGrant): Promise<void>;
   deleteGrant(grantId: string): Promise<void>;
   /** Every grant still in force. */

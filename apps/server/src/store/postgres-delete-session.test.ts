@@ -62,7 +62,7 @@ describe.skipIf(!postgres.available)('a chat deleted while a call of its run is 
     // The deletion is first in line for the chat's row; the call's write (its start, with the model's message that
     // asked for it) then comes, as at the same moment on another instance.
     const deleted = store.deleteSession('s');
-    const deleting = await blockedBy([held.pid], 'DELETE FROM sessions');
+    const deleting = await blockedBy([held.pid], 'SELECT 1 FROM sessions');
     const written = store.appendEvent({
       runId: 'r',
       sessionId: 's',

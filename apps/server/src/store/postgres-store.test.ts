@@ -1,5 +1,5 @@
 import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
-import { ConflictError, type ChatMessage } from '@airlock/core';
+import { ConflictError, NotFoundError, type ChatMessage } from '@airlock/core';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { escapeIdentifier } from 'pg';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
@@ -472,6 +472,35 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     });
     expect((await a.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
     // The next start (another store) reads no grant for a chat of that name made again.
+    await using b = await openStore(database, 'b');
+    expect((await b.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
+  });
+
+  it('a grant saved after its claim (the call not seen before it) keeps no grant of a chat deleted meanwhile: saved first, it goes with the chat; saved after, it is refused', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    const grant = { grantId: 'g-1', scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'echo call-1' }, toolVersion: 'v1', createdAt: 11_000 };
+    const waiters = async (client: { query: (sql: string) => Promise<{ rows: { waiting: number }[] }> }) =>
+      (await client.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`)).rows[0]!.waiting;
+    await withClient(async (holder) => {
+      // Another transaction writing a grant of that id holds the save between its start and its commit, as a slow
+      // round trip to the database would.
+      await holder.query('BEGIN');
+      await holder.query(`INSERT INTO "${database.schema}".grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at) VALUES ('g-1', 'session', 'elsewhere', 'x', NULL, 'v1', 1)`);
+      const saved = a.saveGrant(grant);
+      await vi.waitFor(async () => expect(await waiters(holder)).toBeGreaterThan(0), POLL);
+      let deleted = false;
+      const deleting = a.deleteSession('s').then(() => (deleted = true));
+      // The deletion is done, or waits on the save.
+      await vi.waitFor(async () => expect(deleted || (await waiters(holder)) > 1).toBe(true), POLL);
+      await holder.query('ROLLBACK');
+      await Promise.all([saved, deleting]);
+    });
+    expect((await a.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
+    // A chat already gone takes no grant.
+    await expect(a.saveGrant({ ...grant, grantId: 'g-2' })).rejects.toThrow(NotFoundError);
     await using b = await openStore(database, 'b');
     expect((await b.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
   });

@@ -291,6 +291,9 @@ export class PostgresStore implements AirlockStore, Cluster {
       // as its messages or an unasked call's check refer to it): a call written at this moment either goes in first or
       // waits and finds its run gone (FencedError), and neither side fails as a deadlock.
       await client.query('SELECT 1 FROM runs WHERE session_id = $1 ORDER BY run_id FOR UPDATE', [sessionId]);
+      // The chat's row before its grants and rules: a grant or chat rule being saved holds it (see saveGrant), so it
+      // is in by the time they are deleted, or it finds the chat gone.
+      await client.query('SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
       await client.query('INSERT INTO retired_runs (run_id) SELECT run_id FROM runs WHERE session_id = $1 ON CONFLICT DO NOTHING', [sessionId]);
       await client.query("DELETE FROM grants WHERE scope_kind = 'session' AND scope_value = $1", [sessionId]);
       await client.query("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = $1", [sessionId]);
@@ -614,8 +617,16 @@ export class PostgresStore implements AirlockStore, Cluster {
     return readAuditPageAsync(sized, limit, (ledgerIds) => this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE ledger_id = ANY($1::bigint[])`, [ledgerIds]));
   }
 
+  /**
+   * Saves a grant only while its chat is there, its row share-locked until the grant is in: a grant names its chat by
+   * id only, so one committed after the chat's deletion had deleted its grants outlived it, and was read back at the
+   * next start for a chat made later under that name, whose calls it let through unasked (found in review).
+   */
   async saveGrant(grant: StoredGrant): Promise<void> {
-    await saveGrantWith(this.pool, grant);
+    await inTransaction(this.pool, async (client) => {
+      await lockChatForShare(client, grant.sessionId);
+      await saveGrantWith(client, grant);
+    });
   }
 
   async deleteGrant(grantId: string): Promise<void> {
@@ -1304,6 +1315,12 @@ async function probe(config: ClientConfig): Promise<void> {
   client.on('error', () => {});
   await client.connect();
   await client.end();
+}
+
+/** Share-locks a chat's row for the transaction, as what is saved for it must not outlive it; NotFoundError when it is gone. */
+async function lockChatForShare(client: Queryable, sessionId: string): Promise<void> {
+  const { rowCount } = await client.query('SELECT 1 FROM sessions WHERE session_id = $1 FOR SHARE', [sessionId]);
+  if (rowCount === 0) throw new NotFoundError('session', sessionId);
 }
 
 async function saveGrantWith(client: Queryable, grant: StoredGrant): Promise<void> {

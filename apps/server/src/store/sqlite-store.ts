@@ -332,6 +332,8 @@ export class SqliteStore implements AirlockStore {
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
+    // One synchronous step: no deletion of the chat can come between the look and the write.
+    if (this.statements.getSession.get(grant.sessionId) === undefined) throw new NotFoundError('session', grant.sessionId);
     this.statements.saveGrant.run(grantParameters(grant));
   }
 

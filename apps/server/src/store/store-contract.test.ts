@@ -1,4 +1,5 @@
 import { MAX_AUDIT_PAGE_CHARS, type AirlockStore, type AuditQuery, type SessionPosition, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
+import { NotFoundError } from '@airlock/core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { storeImplementations } from './store-implementations';
 import { appendAll, openWithRun, run, session, startChange, statusEvent, undecidedRecord } from './test-support';
@@ -518,9 +519,10 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect(afterCut.entries.map((entry) => entry.toolCallId)).toStrictEqual(['over the cap alone']);
   });
 
-  it('saves, replaces, lists and deletes grants', async () => {
+  it('saves, replaces, lists and deletes grants, only of a chat that is there', async () => {
     await using opened = await open();
     const { store } = opened;
+    await store.createSession(session('s'));
     const byTool = { grantId: 'g-tool', scope: 'session' as const, sessionId: 's', toolName: 'read_file', arguments: null, toolVersion: 'v1', createdAt: 2_000 };
     const exact = { grantId: 'g-exact', scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v2', createdAt: 1_000 };
     await store.saveGrant(byTool);
@@ -531,6 +533,12 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     await store.deleteGrant('g-tool');
     await store.deleteGrant('never');
     expect(await store.listGrants()).toStrictEqual([{ ...exact, toolVersion: 'v3' }]);
+
+    // A chat deleted (or never made) takes no grant: kept, it would let calls of a chat made later under that name through.
+    await store.deleteSession('s');
+    await expect(store.saveGrant({ ...exact, grantId: 'g-late' })).rejects.toThrow(NotFoundError);
+    await expect(store.saveGrant({ ...exact, grantId: 'g-none', sessionId: 'never' })).rejects.toThrow(NotFoundError);
+    expect(await store.listGrants()).toStrictEqual([]);
   });
 
   it('writes a grant that comes with an allow in the same transaction: kept with it, or not at all when the write fails', async () => {
