@@ -226,6 +226,30 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('jobs', [prefix('jobs', { exact: true })])).toBe('allow');
   });
 
+  it('Ghostscript, ImageMagick and GraphicsMagick, whose file names run a command, are exact-only (found in review)', async () => {
+    for (const [name, line] of [
+      ['gs', "gs -q -dBATCH -dNOPAUSE -sDEVICE=pdfwrite -sOutputFile='%pipe%touch PWNED' x.ps"],
+      ['gs', "gs -sDEVICE=png16m -o '|touch PWNED' x.pdf"],
+      ['ghostscript', "ghostscript -sOutputFile='%pipe%touch PWNED' x.ps"],
+      ['convert', "convert '|touch PWNED' out.png"],
+      ['convert', "convert in.png '|touch PWNED'"],
+      ['magick', "magick '|touch PWNED' out.png"],
+      ['mogrify', 'mogrify -format png msl:x.msl'],
+      ['montage', "montage '|touch PWNED' out.png"],
+      ['composite', "composite '|touch PWNED' b.png out.png"],
+      ['compare', "compare '|touch PWNED' b.png diff.png"],
+      ['identify', "identify '|touch PWNED'"],
+      ['conjure', 'conjure x.msl'],
+      ['stream', "stream '|touch PWNED' out.rgb"],
+      ['gm', "gm convert '|touch PWNED' out.png"],
+    ] as const) {
+      expect(isExactOnlyCommand(name), name).toBe(true);
+      expect(() => prefix(name), name).toThrow(/must be exact/);
+      expect(await decided(line, [{ ...prefix('ls'), match: { kind: 'command-prefix', tokens: [name], exact: false } }]), line).toBe('ask');
+    }
+    expect(await decided('convert in.png out.jpg', [prefix('convert in.png out.jpg', { exact: true })])).toBe('allow');
+  });
+
   it('options through which split, sdiff, diff3, netcat, aria2c, rake, just and latexmk run a command (found in review)', async () => {
     // `split --filter='touch PWNED' x` and `sdiff --diff-program=./x a b` ran the command under a rule for the program.
     for (const [token, line] of [
