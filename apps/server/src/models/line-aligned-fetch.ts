@@ -1,4 +1,4 @@
-/** The longest line a model server's event stream may send: far past one chunk of a turn (a whole tool call's). */
+/** The longest line, and event, a model server's event stream may send: far past one chunk of a turn (a whole tool call's). */
 export const MAX_MODEL_LINE_BYTES = 8 * 1024 * 1024;
 /** The most an error answer of a model server may hold (an error page, an error's JSON). */
 export const MAX_MODEL_BODY_BYTES = 1024 * 1024;
@@ -11,26 +11,41 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * A fetch for the OpenAI client whose event streams reach it in whole lines, each at most `MAX_MODEL_LINE_BYTES`, whose
+ * A fetch for the OpenAI client whose event streams reach it one whole event at a time, each (and each of its lines)
+ * at most `MAX_MODEL_LINE_BYTES`, whose
  * other successful answers (a whole completion, from a server that does not stream) fail past the same, and whose
  * error answers fail past `MAX_MODEL_BODY_BYTES`. The client's line decoder joins every piece to what it holds of
  * the line and searches it again from its start: one 100 MB line without a line end kept the server's thread busy for
- * minutes (10 MB: 12 s; 20 MB: 46 s), every chat stalled behind it. Given whole lines it holds nothing between pieces.
+ * minutes (10 MB: 12 s; 20 MB: 46 s), every chat stalled behind it; its event decoder does the same with an event
+ * (see `wholeEvents`). Given whole events it holds nothing between pieces.
  */
 export function lineAlignedFetch(baseFetch: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const response = await baseFetch(input, init);
     if (response.body === null) return response;
     const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    const body = response.body.pipeThrough(eventStream ? wholeLines(MAX_MODEL_LINE_BYTES) : boundedBody(response.ok ? MAX_MODEL_LINE_BYTES : MAX_MODEL_BODY_BYTES));
+    const body = response.body.pipeThrough(eventStream ? wholeEvents(MAX_MODEL_LINE_BYTES) : boundedBody(response.ok ? MAX_MODEL_LINE_BYTES : MAX_MODEL_BODY_BYTES));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
-/** Passes on the bytes up to and with the last line end seen; holds the rest (in pieces, joined once) until its end. */
-function wholeLines(maxLineBytes: number): TransformStream<Uint8Array, Uint8Array> {
+/**
+ * Passes on each event of the stream alone, as the client finds events: up to and with the first `\n\n`, `\r\r` or
+ * `\r\n\r\n` from the event's start. The client joins every piece to what it holds of the event and searches it again
+ * from its start, and copies what follows an event once per event it finds in a piece: 16 MiB of comment lines with
+ * no blank line between held the server's thread for 37 s, and 1 MiB of empty events (`:\n\n`) for 3.4 s, each of its
+ * pieces over a second at once. Given one whole event at a time it holds nothing between pieces. What is held of an
+ * event is kept in pieces and joined once; an event past `maxBytes`, or a line of one, fails the stream. An event
+ * with nothing the client reads is not passed on (`hasDataOrEventField`).
+ */
+function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
   let held: Uint8Array[] = [];
   let heldBytes = 0;
+  // The last three bytes of the event so far (-1 before its start), and the length of its last line so far.
+  let back1 = -1;
+  let back2 = -1;
+  let back3 = -1;
+  let lineBytes = 0;
   const join = (last: Uint8Array): Uint8Array => {
     if (held.length === 0) return last;
     const joined = new Uint8Array(heldBytes + last.byteLength);
@@ -44,21 +59,66 @@ function wholeLines(maxLineBytes: number): TransformStream<Uint8Array, Uint8Arra
     heldBytes = 0;
     return joined;
   };
+  const tooLarge = (what: string) => new ModelAnswerTooLargeError(`the model server sent ${what} of more than ${maxBytes / (1024 * 1024)} MiB`);
   return new TransformStream({
     transform(chunk, controller) {
-      let end = chunk.byteLength;
-      while (end > 0 && chunk[end - 1] !== LF && chunk[end - 1] !== CR) end--;
-      if (end > 0) controller.enqueue(join(chunk.subarray(0, end)));
-      const rest = chunk.subarray(end);
+      let start = 0;
+      for (let at = 0; at < chunk.byteLength; at++) {
+        const byte = chunk[at]!;
+        const ends = (byte === LF && (back1 === LF || (back1 === CR && back2 === LF && back3 === CR))) || (byte === CR && back1 === CR);
+        if (byte === LF || byte === CR) lineBytes = 0;
+        else if (++lineBytes > maxBytes) return controller.error(tooLarge('a line'));
+        if (ends) {
+          if (heldBytes + at + 1 - start > maxBytes) return controller.error(tooLarge('an event'));
+          const event = join(chunk.subarray(start, at + 1));
+          if (hasDataOrEventField(event)) controller.enqueue(event);
+          start = at + 1;
+          back1 = back2 = back3 = -1;
+        } else {
+          back3 = back2;
+          back2 = back1;
+          back1 = byte;
+        }
+      }
+      const rest = chunk.subarray(start);
       if (rest.byteLength === 0) return;
       held.push(rest);
       heldBytes += rest.byteLength;
-      if (heldBytes > maxLineBytes) controller.error(new ModelAnswerTooLargeError(`the model server sent a line of more than ${maxLineBytes / (1024 * 1024)} MiB`));
+      if (heldBytes > maxBytes) controller.error(tooLarge('an event'));
     },
     flush(controller) {
       if (heldBytes > 0) controller.enqueue(join(new Uint8Array(0)));
     },
   });
+}
+
+const DATA = [0x64, 0x61, 0x74, 0x61];
+const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74];
+
+/**
+ * Whether an event has a `data` or an `event` field, the only ones the client reads. It reads no other (comments,
+ * `id`, `retry`), but keeps each such line until an event with data comes: 100 MB of keep-alive comments were all
+ * kept, and each such event cost the client more than a whole chunk of text does. They are not passed on.
+ */
+function hasDataOrEventField(event: Uint8Array): boolean {
+  let lineStart = true;
+  for (let at = 0; at < event.byteLength; at++) {
+    const byte = event[at]!;
+    if (byte === LF || byte === CR) {
+      lineStart = true;
+      continue;
+    }
+    if (lineStart && (isFieldAt(event, at, DATA) || isFieldAt(event, at, EVENT))) return true;
+    lineStart = false;
+  }
+  return false;
+}
+
+/** Whether the line at `at` is the field `name`: the name, then a colon, a line end or the end. */
+function isFieldAt(bytes: Uint8Array, at: number, name: readonly number[]): boolean {
+  for (let i = 0; i < name.length; i++) if (bytes[at + i] !== name[i]) return false;
+  const next = bytes[at + name.length];
+  return next === undefined || next === 0x3a || next === LF || next === CR;
 }
 
 function boundedBody(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {

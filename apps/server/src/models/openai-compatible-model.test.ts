@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
 import { resolveLocalhostAsStock } from '../http/test-support';
+import { lineAlignedFetch } from './line-aligned-fetch';
 import { OpenAICompatibleModel } from './openai-compatible-model';
 import { failure } from './test-support';
 
@@ -471,6 +472,46 @@ describe('OpenAICompatibleModel', () => {
       try {
         const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal));
         expect(error.message).toBe(`llama.cpp: the model server sent a line of more than 8 MiB (${server.url}); the turn was stopped there`);
+      } finally {
+        await server.close();
+      }
+    });
+    it('passes the client each event alone, as it finds events, and no event it would not read', async () => {
+      // The client joins each piece to what it holds of an event and searches it from its start, and copies what
+      // follows an event once per event it finds in a piece: each piece it gets must hold one event, ending it.
+      const clientEventEnd = (bytes: Uint8Array): number => {
+        for (let i = 0; i < bytes.length - 1; i++) {
+          if ((bytes[i] === 10 && bytes[i + 1] === 10) || (bytes[i] === 13 && bytes[i + 1] === 13)) return i + 2;
+          if (bytes[i] === 13 && bytes[i + 1] === 10 && i + 3 < bytes.length && bytes[i + 2] === 13 && bytes[i + 3] === 10) return i + 4;
+        }
+        return -1;
+      };
+      const events = [`${chunk({ content: 'a' })}\n\n`, `${chunk({ content: 'b' })}\r\r`, `: note\r\n${chunk({ content: 'c' })}\r\n\r\n`, 'event: x\ndata\n\n'];
+      const read = [': keep-alive\n\n'.repeat(10_000), ...events.join('').split(''), 'id: 1\nretry: 5\n:\n\n'.repeat(1_000), events[0]!, ': x\n'.repeat(50_000), events[1]!];
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const piece of read) controller.enqueue(encoder.encode(piece));
+          controller.close();
+        },
+      });
+      const fetched = await lineAlignedFetch(async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }))('http://127.0.0.1/');
+      const pieces: Uint8Array[] = [];
+      const reader = (fetched.body as ReadableStream<Uint8Array>).getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) pieces.push(next.value);
+      const decoder = new TextDecoder();
+      expect(pieces.map((piece) => decoder.decode(piece))).toStrictEqual([...events, events[0], `${': x\n'.repeat(50_000)}${events[1]}`]);
+      for (const piece of pieces) expect(clientEventEnd(piece)).toBe(piece.length);
+    });
+
+    it('stops an event longer than 8 MiB, of lines with no blank line between, with a ModelError that says so', async () => {
+      const lines = ': keep-alive:::\n'.repeat(64 * 1024 / 16);
+      const server = await rawServer([`${chunk({ content: 'before' })}\n\n`, ...Array.from({ length: 8 * 16 + 1 }, () => lines)], true);
+      try {
+        const parts: ModelPart[] = [];
+        const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
+        expect(error.message).toBe(`llama.cpp: the model server sent an event of more than 8 MiB (${server.url}); the turn was stopped there`);
+        expect(parts).toStrictEqual([{ type: 'text-delta', text: 'before' }]);
       } finally {
         await server.close();
       }
