@@ -158,7 +158,7 @@ async function runToEnd(client: ReturnType<typeof connectClient>['client'], sess
   }
 }
 
-type WireMessage = { id: number | null; result?: { type: string; id?: string }; error?: { message: string; data: { code: string } } };
+type WireMessage = { id: number | string | null; result?: { type: string; id?: string }; error?: { message: string; data: { code: string } } };
 
 describe('a client that stops reading', () => {
   it('gets 32 of 100 replays of a large run, all complete once it reads, while the server stays bounded and answers others', async () => {
@@ -561,6 +561,25 @@ describe('a subscription id already in use', () => {
     expect((await watched).result).toMatchObject({ type: 'data' });
     await using other = connectClient(running.server);
     expect((await other.client.sessions.list.query()).sessions.map((session) => session.sessionId)).toStrictEqual(['kept']);
+  });
+});
+
+describe('a request id over 128 characters', () => {
+  it('is refused as a missing one is, answered under no id, and nothing of it starts or is kept: the socket goes on (found in review)', async () => {
+    // An id is echoed in every answer and kept while its subscription lives: 1 MB ids on 32 watches per connection
+    // held 32 MB per connection.
+    await using running = await startTestServer();
+    await using raw = await authenticatedSocket(running.server);
+    const answers: WireMessage[] = [];
+    raw.socket.on('message', (data: Buffer) => {
+      const text = data.toString('utf8');
+      if (text !== 'PING') answers.push(JSON.parse(text) as WireMessage);
+    });
+    raw.socket.send(JSON.stringify({ id: 'i'.repeat(129), method: 'subscription', params: { path: 'sessions.watch' } }));
+    raw.socket.send(JSON.stringify({ id: 'k'.repeat(128), method: 'subscription', params: { path: 'sessions.watch' } }));
+    await vi.waitFor(() => expect(answers.some((message) => message.id === 'k'.repeat(128) && message.result?.type === 'data')).toBe(true));
+    expect(answers.filter((message) => message.error).map((message) => [message.id, message.error?.message])).toStrictEqual([[null, '`id` is longer than 128 characters']]);
+    expect(answers.some((message) => typeof message.id === 'string' && message.id.startsWith('i'))).toBe(false);
   });
 });
 
