@@ -51,6 +51,30 @@ describe('MessageMarkdown', () => {
     expect(container.querySelector('.plain-text-note')?.textContent).toMatch(/^Shown as plain text/);
   });
 
+  it.each([
+    ['comments', 'a <!--'.repeat(5_000)],
+    ['CDATA sections', 'a <![CDATA[ ]]'.repeat(2_000)],
+    ['processing instructions (one a line)', 'if a < b then c <? no\n'.repeat(1_500)],
+    ['declarations', 'a <!A'.repeat(6_000)],
+  ])('shows a paragraph of raw HTML %s that never close as it is, whole, with a note, without parsing it', (_name, text) => {
+    // The parser reads from each to the paragraph's end looking for its close, then reads the text again.
+    expect(tooDeepForMarkdown(text)).toBe(false);
+    expect(tooCostlyToParse(text)).toBe(true);
+    parsedTexts.length = 0;
+    const { container } = render(<MessageMarkdown text={`Working on it.\n\n${text}`} />);
+    expect(parsedTexts).toStrictEqual([]);
+    expect(container.querySelector('.plain-text')?.textContent).toBe(`Working on it.\n\n${text}`);
+    expect(container.querySelector('.plain-text-note')?.textContent).toMatch(/^Shown as plain text/);
+  });
+
+  it('keeps raw HTML that closes, and one that does not in each of many paragraphs, as Markdown', () => {
+    const text = `${'An <!-- aside --> and <?php echo 1 ?> and <![CDATA[ x ]]>, a <!DOCTYPE html> too.\n\n'.repeat(1_000)}${'Unclosed <!-- here, and <? there.\r\n\r\n'.repeat(2_000)}The end.`;
+    expect(tooCostlyToParse(text)).toBe(false);
+    const { container } = render(<MessageMarkdown text={text} />);
+    expect(container.querySelectorAll('p')).toHaveLength(3_001);
+    expect(container.querySelector('.plain-text-note')).toBeNull();
+  });
+
   it('keeps links and brackets of an ordinary reply as Markdown', () => {
     const text = `${'See [the docs](https://example.test/docs) and a[i] or [[x]].\n\n'.repeat(1_000)}The end.`;
     expect(tooCostlyToParse(text)).toBe(false);
