@@ -82,3 +82,41 @@ describe('a server that does not read its input', () => {
     }
   });
 });
+
+describe('a server that writes a long line in pieces', () => {
+  // Each piece was joined to the line so far and the whole searched again: seconds of the server's thread a line.
+  test('has each byte of it copied once, its messages read whole, and a line over 10 MiB still refused', async () => {
+    const size = 9 * 1024 * 1024;
+    const message = (data: string) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } });
+    // A line that is no JSON, the same long, then the long message, one after it, and a line over the limit, written
+    // 16 KiB at a time, each once the last has left, so that Airlock reads them in as many pieces.
+    const code =
+      `const message = (data) => JSON.stringify(${JSON.stringify(message('DATA'))}).replace('"DATA"', JSON.stringify(data)); ` +
+      `const text = 'x'.repeat(16) + '\\n' + 'y'.repeat(${size}) + '\\n' + message('a'.repeat(${size})) + '\\r\\n' + message('after') + '\\n' + 'z'.repeat(${10 * 1024 * 1024 + 1}); ` +
+      'let at = 0; const next = () => { if (at < text.length) process.stdout.write(text.slice(at, (at += 16384)), () => setImmediate(next)); }; next();';
+    const transport = new SupervisedStdioTransport({ command: process.execPath, args: ['-e', code], env: {} });
+    const messages: unknown[] = [];
+    const errors: string[] = [];
+    transport.onmessage = (received) => messages.push(received);
+    transport.onerror = (error) => errors.push(error.message);
+    let copied = 0;
+    const real = Buffer.concat.bind(Buffer);
+    const concat = vi.spyOn(Buffer, 'concat').mockImplementation((list, totalLength) => {
+      const joined = real(list, totalLength);
+      copied += joined.length;
+      return joined;
+    });
+    try {
+      await transport.start();
+      await vi.waitFor(() => expect(errors).toHaveLength(3), { timeout: 30_000, interval: 50 });
+      expect(errors.slice(0, 2)).toStrictEqual([expect.stringContaining('JSON'), expect.stringContaining('JSON')]);
+      expect(errors[2]).toBe(`ReadBuffer exceeded maximum size of ${10 * 1024 * 1024} bytes`);
+      expect(messages).toStrictEqual([message('a'.repeat(size)), message('after')]);
+      // The two long lines joined once each (the SDK's reader joined the line so far at each piece: gigabytes).
+      expect(copied).toBeLessThan(3 * size);
+    } finally {
+      concat.mockRestore();
+      await transport.close();
+    }
+  });
+});
