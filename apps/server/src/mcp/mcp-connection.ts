@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { BoundedRequestsTransport } from './bounded-requests-transport';
+import { lfLineEndsFetch } from './event-stream-line-ends';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, inputSchemaProblem, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
 import { outputValidator } from './output-validator';
@@ -233,7 +234,8 @@ export class McpConnection {
     if (config.transport === 'http') {
       const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: config.headers },
-        fetch: sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
+        // Its event streams reach the SDK's parser with LF line ends only: see lfLineEndsFetch.
+        fetch: lfLineEndsFetch(sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) })),
       });
       return transport;
     }

@@ -532,6 +532,93 @@ describe('Streamable HTTP answers over 10 MiB', () => {
   });
 });
 
+/** Has `TextDecoderStream` record what it passes on: the text the SDK's event-stream parser is handed. */
+function recordDecodedText(): { decoded: string[]; [Symbol.dispose]: () => void } {
+  const decoded: string[] = [];
+  const Decoder = globalThis.TextDecoderStream;
+  vi.stubGlobal(
+    'TextDecoderStream',
+    class {
+      readonly writable: WritableStream<Uint8Array>;
+      readonly readable: ReadableStream<string>;
+      constructor(...args: ConstructorParameters<typeof TextDecoderStream>) {
+        const decoder = new Decoder(...args);
+        const tap = new TransformStream<string, string>({
+          transform(chunk, controller) {
+            decoded.push(chunk);
+            controller.enqueue(chunk);
+          },
+        });
+        decoder.readable.pipeTo(tap.writable).catch(() => undefined);
+        this.writable = decoder.writable;
+        this.readable = tap.readable;
+      }
+    },
+  );
+  return { decoded, [Symbol.dispose]: () => vi.unstubAllGlobals() };
+}
+
+/** Answers tools/call with `text`, in an event stream of `chunks(answer)`, each written on its own. */
+function answeringWith(text: string, chunks: (answer: string) => string[]): Route {
+  return (_request, response, message) => {
+    if (message?.method !== 'tools/call') return false;
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }] } });
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    void (async () => {
+      for (const chunk of chunks(answer)) {
+        response.write(chunk);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      response.end();
+    })();
+    return true;
+  };
+}
+
+describe('a Streamable HTTP server whose event stream ends its lines with CR', () => {
+  // Its CR and LF are escaped in the JSON: no line end, and left as they are.
+  const answerText = `first line\r\nsecond ${'x'.repeat(100_000)}`;
+
+  // Found in review: the SDK's event-stream parser searches for both CR and LF from each line's start, so with lone CRs
+  // each search ran to the chunk's end: 16 chunks of 128 KiB of CR held the server's thread for 1.4 s.
+  test('has the stream reach the SDK with LF line ends only, and its messages arrive whole', async () => {
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: answeringWith(answerText, (answer) => {
+        const cut = answer.indexOf('"result"');
+        return [
+          // Empty lines and comments: 256 KiB of lone CRs.
+          ...Array.from({ length: 4 }, () => '\r'.repeat(32 * 1024) + ':\r'.repeat(16 * 1024)),
+          // One event whose data is two lines, joined with an LF: the answer's JSON, cut between two of its members,
+          // the CRLF between them cut between chunks.
+          `event: message\rdata: ${answer.slice(0, cut)}\r`,
+          `\ndata: ${answer.slice(cut)}\r\r`,
+          ': more\r\n',
+        ];
+      }),
+    });
+    using recorded = recordDecodedText();
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context())).resolves.toStrictEqual({ content: answerText });
+    const all = recorded.decoded.join('');
+    expect(all.includes('\r')).toBe(false);
+    // The 256 KiB went through it, as LFs.
+    expect(all.split(':\n'.repeat(16 * 1024))).toHaveLength(5);
+    expect(statusOf(mcp, 'remote')).toStrictEqual({ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 });
+  });
+
+  // The parser held a CR at a chunk's end until the next chunk, to tell CR from CRLF: a stream that ended there lost
+  // its last event, and the call waited for its timeout.
+  test('has an answer whose blank line is a lone CR at the stream’s end arrive', async () => {
+    await using remote = await httpMcpServer({ json: false, tools: sizedTool, route: answeringWith(answerText, (answer) => [`event: message\rdata: ${answer}\r\r`]) });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context({ timeoutMs: 5000 }))).resolves.toStrictEqual({ content: answerText });
+  });
+});
+
 describe('a Streamable HTTP server that floods Airlock with ping requests on its own stream', () => {
   // Found from outside: 20,000 pings over the server's stream had Airlock post 20,000 answers at once, 9,000 sockets.
   test('gets at most the bound of answers posted at once, is disconnected with a log line, restarted, and answers the next call', async () => {
