@@ -454,22 +454,8 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await a.createRun(run('r', 's'), 'a');
     await a.appendEvents([{ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('call-1', 10_000), fence: 1 }]);
     const grant = { grantId: 'g-1', scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'echo call-1' }, toolVersion: 'v1', createdAt: 11_000 };
-    const waiters = async (client: { query: (sql: string) => Promise<{ rows: { waiting: number }[] }> }) =>
-      (await client.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`)).rows[0]!.waiting;
-    await withClient(async (holder) => {
-      // Another transaction writing a grant of that id holds the claim's transaction between its decision and its
-      // grant, as a slow round trip to the database would.
-      await holder.query('BEGIN');
-      await holder.query(`INSERT INTO "${database.schema}".grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at) VALUES ('g-1', 'session', 'elsewhere', 'x', NULL, 'v1', 1)`);
-      const claimed = a.claimDecision({ sessionId: 's', approvalId: 'approval-call-1', decision: 'allow', source: 'user', decidedAt: 11_000, grant });
-      await vi.waitFor(async () => expect(await waiters(holder)).toBeGreaterThan(0), POLL);
-      let deleted = false;
-      const deleting = a.deleteSession('s').then(() => (deleted = true));
-      // The deletion is done, or waits on the claim.
-      await vi.waitFor(async () => expect(deleted || (await waiters(holder)) > 1).toBe(true), POLL);
-      await holder.query('ROLLBACK');
-      await Promise.all([claimed, deleting]);
-    });
+    // The claim's transaction held between its decision and its grant, as a slow round trip to the database would.
+    await deletedWhileGrantWaits(database, a, 's', () => a.claimDecision({ sessionId: 's', approvalId: 'approval-call-1', decision: 'allow', source: 'user', decidedAt: 11_000, grant }));
     expect((await a.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
     // The next start (another store) reads no grant for a chat of that name made again.
     await using b = await openStore(database, 'b');
@@ -482,22 +468,8 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await a.createSession(session('s'));
     await a.createRun(run('r', 's'), 'a');
     const grant = { grantId: 'g-1', scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'echo call-1' }, toolVersion: 'v1', createdAt: 11_000 };
-    const waiters = async (client: { query: (sql: string) => Promise<{ rows: { waiting: number }[] }> }) =>
-      (await client.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`)).rows[0]!.waiting;
-    await withClient(async (holder) => {
-      // Another transaction writing a grant of that id holds the save between its start and its commit, as a slow
-      // round trip to the database would.
-      await holder.query('BEGIN');
-      await holder.query(`INSERT INTO "${database.schema}".grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at) VALUES ('g-1', 'session', 'elsewhere', 'x', NULL, 'v1', 1)`);
-      const saved = a.saveGrant(grant);
-      await vi.waitFor(async () => expect(await waiters(holder)).toBeGreaterThan(0), POLL);
-      let deleted = false;
-      const deleting = a.deleteSession('s').then(() => (deleted = true));
-      // The deletion is done, or waits on the save.
-      await vi.waitFor(async () => expect(deleted || (await waiters(holder)) > 1).toBe(true), POLL);
-      await holder.query('ROLLBACK');
-      await Promise.all([saved, deleting]);
-    });
+    // The save held between its start and its commit, as a slow round trip to the database would.
+    await deletedWhileGrantWaits(database, a, 's', () => a.saveGrant(grant));
     expect((await a.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
     // A chat already gone takes no grant.
     await expect(a.saveGrant({ ...grant, grantId: 'g-2' })).rejects.toThrow(NotFoundError);
@@ -800,3 +772,23 @@ describe('channelName', () => {
     expect(long).not.toBe(channelName('ä'.repeat(41)));
   });
 });
+
+/**
+ * Deletes chat `sessionId` while `write` (which writes grant `g-1`) waits on another transaction holding a grant of
+ * that id uncommitted: the deletion either goes through or waits on `write`, and then the holder lets go.
+ */
+async function deletedWhileGrantWaits(database: TestDatabase, store: PostgresStore, sessionId: string, write: () => Promise<unknown>): Promise<void> {
+  const waiters = async (client: { query: (sql: string) => Promise<{ rows: { waiting: number }[] }> }) =>
+    (await client.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`)).rows[0]!.waiting;
+  await withClient(async (holder) => {
+    await holder.query('BEGIN');
+    await holder.query(`INSERT INTO "${database.schema}".grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at) VALUES ('g-1', 'session', 'elsewhere', 'x', NULL, 'v1', 1)`);
+    const written = write();
+    await vi.waitFor(async () => expect(await waiters(holder)).toBeGreaterThan(0), POLL);
+    let deleted = false;
+    const deleting = store.deleteSession(sessionId).then(() => (deleted = true));
+    await vi.waitFor(async () => expect(deleted || (await waiters(holder)) > 1).toBe(true), POLL);
+    await holder.query('ROLLBACK');
+    await Promise.all([written, deleting]);
+  });
+}
