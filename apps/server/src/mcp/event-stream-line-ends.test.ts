@@ -1,6 +1,5 @@
-import { createServer, type OutgoingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
+import { serving } from './chunked-http-server';
 import { lfLineEnds, lfLineEndsFetch } from './event-stream-line-ends';
 
 const encoder = new TextEncoder();
@@ -70,23 +69,6 @@ describe('lfLineEnds', () => {
     expect(text).toBe('data: x\n'.repeat(8 * 16 * 1024));
   });
 });
-
-/** A server on 127.0.0.1 that answers every request with `headers` and `chunks`, each written on its own. */
-async function serving(headers: OutgoingHttpHeaders, chunks: readonly string[]) {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, headers);
-    for (const chunk of chunks) response.write(chunk);
-    response.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    [Symbol.asyncDispose]: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 describe('lfLineEndsFetch', () => {
   test('rewrites the line ends of an event stream, keeping its status and headers', async () => {

@@ -1,29 +1,10 @@
-import { createServer, type OutgoingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
+import { serving } from './chunked-http-server';
 import { MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
 
 const SSE = { 'content-type': 'text/event-stream' };
 const JSON_BODY = { 'content-type': 'application/json' };
-
-/** A server on 127.0.0.1 that answers every request with `headers` and `chunks`, each written on its own. */
-async function serving(headers: OutgoingHttpHeaders, chunks: readonly string[]) {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, headers);
-    for (const chunk of chunks) response.write(chunk);
-    response.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return {
-    url,
-    [Symbol.asyncDispose]: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** Reads `url` through a fetch limited to `maxBytes`, as the SDK would: the body as text. */
 async function read(url: string, maxBytes: number, body?: string) {
