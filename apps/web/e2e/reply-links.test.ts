@@ -23,4 +23,22 @@ describe('a link in a reply', () => {
     expect(tab.url()).toBe(target);
     expect(await tab.evaluate(() => ({ referrer: document.referrer, opener: window.opener as unknown }))).toStrictEqual({ referrer: '', opener: null });
   });
+
+  // Found in review: an address with no scheme kept the user name it holds on hover, and the browser opened the host
+  // after it.
+  it('shows and opens an address with no scheme as the browser reads it, with no user name', async () => {
+    const airlock = new URL(suite.airlock.server.browserUrl);
+    const target = `http://127.0.0.1:${airlock.port}/healthz`;
+    suite.airlock.model.enqueue({ text: `Read [the health page](//${airlock.host}@127.0.0.1:${airlock.port}/healthz) first.` });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('where do I look?');
+    const link = chat.page.getByLabel('Assistant').getByRole('button', { name: 'the health page' });
+    expect(await link.getAttribute('title')).toBe(target);
+
+    const opened = suite.context.waitForEvent('page');
+    await link.click();
+    const tab = await opened;
+    await tab.waitForLoadState();
+    expect(tab.url()).toBe(target);
+  });
 });

@@ -40,6 +40,23 @@ describe('a link in a reply', () => {
     expect(screen.getByRole('button', { name: 'b' }).getAttribute('title')).toBe('https://docs.example/');
     expect(open.mock.calls).toStrictEqual([['http://evil.example:7846/e?x=1', '_blank', 'noopener,noreferrer']]);
   });
+
+  // Found in review: an address with no scheme (`//host`) was left as written, so
+  // `//airlock-<run>.localhost:7840@evil.example/e` kept on hover the address starting with Airlock's own, and the
+  // browser, reading it against the page's address, opened evil.example.
+  it('shows and opens an address with no scheme as the browser reads it against the page, with no user name or password', () => {
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    render(<MessageMarkdown text={'[docs](//airlock-abc.localhost:7840@evil.example:7846/e?x=1) and [b](//u:p@other.example/f) and [c](notes/a.md)'} />);
+    const scheme = window.location.protocol;
+    const shown = ['docs', 'b', 'c'].map((name) => screen.getByRole('button', { name }).getAttribute('title'));
+    expect(shown).toStrictEqual([`${scheme}//evil.example:7846/e?x=1`, `${scheme}//other.example/f`, new URL('notes/a.md', window.location.href).href]);
+    fireEvent.click(screen.getByRole('button', { name: 'docs' }));
+    fireEvent.click(screen.getByRole('button', { name: 'b' }));
+    expect(open.mock.calls).toStrictEqual([
+      [`${scheme}//evil.example:7846/e?x=1`, '_blank', 'noopener,noreferrer'],
+      [`${scheme}//other.example/f`, '_blank', 'noopener,noreferrer'],
+    ]);
+  });
 });
 
 describe('an image in a reply', () => {

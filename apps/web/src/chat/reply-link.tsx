@@ -37,13 +37,14 @@ export function ReplyImage({ src, alt }: { src: string | undefined; alt: string 
 
 /**
  * The address as the browser opens it, with any user name and password taken out: a host name in another script as
- * its punycode (`https://аpple.com` is `https://xn--pple-43d.com/`), which is where a click goes. An address that is
- * not absolute is left as it is.
+ * its punycode (`https://аpple.com` is `https://xn--pple-43d.com/`), which is where a click goes. An address with no
+ * scheme is read against the page's, as the browser reads it: `//airlock-….localhost:7840@evil.example/`, left as
+ * written, showed Airlock's host first and opened evil.example. One the browser cannot read is left as it is.
  */
 export function withoutCredentials(href: string): string {
   let url: URL;
   try {
-    url = new URL(href);
+    url = new URL(href, document.baseURI);
   } catch {
     return href;
   }
