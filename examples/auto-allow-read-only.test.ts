@@ -365,6 +365,23 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(terminal.calls).toStrictEqual([]);
   });
 
+  it('denies with a reason longer than the server takes cut to its 2,000 characters, and says so', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }] }, { text: 'Left alone.' });
+    await using example = runExample(airlock, ['--session', 's-long-reason', 'tidy up']);
+    await example.shows('allow?');
+    const reason = `keep the build: ${'the logs say why. '.repeat(150)}`;
+    example.answer(reason);
+    expect(await example.exited, example.stderr).toBe(0);
+
+    expect(example.ledger()).toStrictEqual([expect.objectContaining({ toolName: 'terminal', decision: 'deny', by: 'person', reason: reason.trim().slice(0, 2000).trimEnd(), status: 'resolved' })]);
+    expect(example.stderr).toContain(`the reason was cut to its first 2000 characters (of ${reason.trim().length})`);
+    expect(example.stderr).toContain('Left alone.');
+    expect(terminal.calls).toStrictEqual([]);
+  });
+
   it('runs with the command its header documents, from the repository’s root', async () => {
     const header = await readFile(EXAMPLE, 'utf8');
     const documented = /^\/\/ {3}AIRLOCK_URL='[^']*' (.+) 'list the files'$/m.exec(header)?.[1];

@@ -16,6 +16,7 @@
 import {
   createAirlockClient,
   LinkCodeError,
+  MAX_REASON_LENGTH,
   parseStartupLink,
   resolveStartupLink,
   shownAddress,
@@ -302,7 +303,18 @@ async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice | undefined>
   if (!process.stdin.isTTY) process.stderr.write('\n');
   const line = next.trim();
   if (line === 'y' || line === 'yes') return { decision: 'allow', by: 'person' };
-  return line === '' ? { decision: 'deny', by: 'person' } : { decision: 'deny', by: 'person', reason: line };
+  return line === '' ? { decision: 'deny', by: 'person' } : { decision: 'deny', by: 'person', reason: takenReason(line) };
+}
+
+/**
+ * A reason as the server takes it: its first MAX_REASON_LENGTH characters (a character is not split in two), the
+ * person told when it was cut. Sent whole, a longer one was refused, and the example ended with the call still waiting.
+ */
+function takenReason(line: string): string {
+  if (line.length <= MAX_REASON_LENGTH) return line;
+  const cut = line.slice(0, /[\uD800-\uDBFF]/.test(line.charAt(MAX_REASON_LENGTH - 1)) ? MAX_REASON_LENGTH - 1 : MAX_REASON_LENGTH).trimEnd();
+  process.stderr.write(`the reason was cut to its first ${MAX_REASON_LENGTH} characters (of ${line.length}), the most the server takes\n`);
+  return cut;
 }
 
 /**

@@ -28,5 +28,7 @@ export type { AppRouter } from '@airlock/api';
 export type { LoopEvent, LoopEventOf } from '@airlock/core';
 /** A reason the server gives for a decision, in parts a client draws as they are (never parses); see `reasonParts`. */
 export { reasonParts, type Reason, type ReasonPart, type ShownReason } from '@airlock/core';
+/** The most characters of a deny's reason the server takes; a longer one is refused (`BAD_REQUEST`). */
+export { MAX_REASON_LENGTH } from '@airlock/core';
 /** How every client shows what a model or a tool wrote: hidden, reordering and look-alike characters as `\u{…}` escapes. */
 export { toVisibleText, visibleTextString, visibleArguments, type VisibleText } from '@airlock/core';
