@@ -2,7 +2,7 @@ import { ChatService, MemoryStore, ToolSettingsService, type AirlockServices, ty
 import { ApprovalRegistry, ConcurrencyLimit, type AnyTool } from '@airlock/core';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, type AirlockConfig } from './config';
 import { logToConsole } from './console-line';
 import { loadMcpConfig, McpConfigError } from './mcp/mcp-config';
@@ -51,9 +51,10 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const limitWarning = sandbox.kind === 'bubblewrap' ? processLimitWarning(maxProcesses, ownHostUserId()) : null;
   if (limitWarning !== null) log(limitWarning);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
-  // With a shared database, the password file PostgreSQL clients read is hidden too.
-  const passwordFile = config.database === undefined ? undefined : (options.env?.PGPASSFILE ?? process.env.PGPASSFILE ?? join(homedir(), '.pgpass'));
-  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, passwordFile !== undefined && existsSync(passwordFile) ? passwordFile : undefined].filter(
+  // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.
+  const databaseFiles =
+    config.database === undefined ? [] : [options.env?.PGPASSFILE ?? process.env.PGPASSFILE ?? join(homedir(), '.pgpass'), databaseClientKey(config.database.url)];
+  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, ...databaseFiles.filter((file) => file !== undefined && existsSync(file))].filter(
     (entry) => entry !== undefined,
   );
   const outputFiles = options.outputFiles ?? (() => []);
@@ -168,6 +169,15 @@ export async function createServices(config: AirlockConfig, options: CreateServi
       await store.close();
     },
   };
+}
+
+/**
+ * The file the database URL's `sslkey` names, as the PostgreSQL client reads it (relative to this process's folder):
+ * the private key that proves Airlock's role to a database that checks client certificates, as a password would.
+ */
+function databaseClientKey(url: string): string | undefined {
+  const key = new URL(url).searchParams.get('sslkey');
+  return key === null || key === '' ? undefined : resolve(key);
 }
 
 /** The sandbox for terminal and python, probed once; a required one that cannot start stops start-up. */
