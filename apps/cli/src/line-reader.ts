@@ -129,6 +129,7 @@ export class LineReader {
       output.write(BRACKETED_PASTE_ON);
     }
     this.rl.on('line', (line) => this.entered(line));
+    this.rl.on('SIGCONT', () => this.resumed());
     this.rl.on('close', () => {
       this.closed = true;
       if (this.terminal) output.write(BRACKETED_PASTE_OFF);
@@ -192,6 +193,24 @@ export class LineReader {
     waiter.redrawnAt = this.now();
     this.rl.prompt(true);
     return true;
+  }
+
+  /**
+   * Back in the foreground after Ctrl-Z: readline paused its input there, and resumes it only at its next prompt, so
+   * until then no key was read, Ctrl-C included, and a run went on however often it was pressed. The input is read
+   * again at once; a question open is drawn again with its card under what the shell wrote meanwhile, its guard
+   * started again.
+   */
+  private resumed(): void {
+    const waiter = this.waiter;
+    if (waiter === undefined) {
+      this.rl.resume();
+      return;
+    }
+    // Readline draws the question again from as many rows up as its cursor was: blank ones, under the card.
+    this.output.write(`${waiter.card?.() ?? ''}${'\n'.repeat(this.rl.getCursorPos().rows)}`);
+    waiter.redrawnAt = this.now();
+    this.rl.prompt(true);
   }
 
   /** Shows the question for a new entry; `again`: after a line was ignored, under its note, the card first. */
@@ -284,7 +303,10 @@ export class LineReader {
 
   private answer(value: Answer): void {
     const waiter = this.waiter;
+    if (waiter === undefined) return;
     this.waiter = undefined;
-    waiter?.resolve(value);
+    // Readline draws its prompt again by itself (back from Ctrl-Z, Ctrl-L): never a question no longer asked.
+    this.rl.setPrompt('');
+    waiter.resolve(value);
   }
 }
