@@ -87,8 +87,9 @@ interface ProposedRuleProps {
 function ProposedRule({ id, sessionId, approvalId, scope, onReady }: ProposedRuleProps) {
   const proposal = trpc.rules.propose.useQuery({ sessionId, approvalId, scope }, { retry: false, staleTime: Infinity });
   const ready = proposal.isSuccess;
-  // onReady is a new function on every render: only a change of readiness is news.
-  useEffect(() => onReady(ready), [ready]);
+  // onReady is a new function on every render: a change of readiness is news, and so is a scope picked again, whose
+  // rule, read before, comes from the cache as ready as the last scope's was (the button had stayed off beside it).
+  useEffect(() => onReady(ready), [ready, scope]);
   if (proposal.error) {
     return (
       <p id={id} className="grant-scope problem" role="alert">

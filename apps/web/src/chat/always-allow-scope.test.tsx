@@ -1,0 +1,54 @@
+import type { AppRouter } from '@airlock/client';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import type { TRPCLink } from '@trpc/client';
+import { observable } from '@trpc/server/observable';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { testTrpc } from '../lib/test-trpc';
+import { CurrentSessionContext } from './current-session';
+import { DecisionControls } from './decision-controls';
+
+afterEach(cleanup);
+
+/** Answers `rules.propose` with a rule naming the scope asked for. */
+const proposing: TRPCLink<AppRouter> = () => ({ op }) =>
+  observable((observer) => {
+    if (op.path === 'rules.propose') {
+      const { scope } = op.input as { scope: string };
+      observer.next({ result: { type: 'data', data: { description: [{ text: `Allow any terminal call ${scope === 'global' ? 'everywhere' : 'in this workspace'}` }] } } });
+      observer.complete();
+    }
+    return () => undefined;
+  });
+
+describe('the scope of Always allow', () => {
+  // Found in review: a rule read before for a scope came from the cache at once, its readiness unchanged since the
+  // scope before, so the button stayed off beside the rule it would save (this workspace, then everywhere, then
+  // this workspace again).
+  it('offers Always allow beside each rule it shows, a scope picked again too', async () => {
+    const { provide } = testTrpc(proposing);
+    const onDecide = vi.fn();
+    render(
+      provide(
+        <CurrentSessionContext value="s_1">
+          <DecisionControls toolName="terminal" state={{ status: 'awaiting-decision', approvalId: 'apv_1', expiresAt: null, problem: null }} annotations={undefined} onDecide={onDecide} />
+        </CurrentSessionContext>,
+      ),
+    );
+    const always = () => screen.getByRole('button', { name: 'Always allow terminal' });
+    const offered: [string, boolean][] = [];
+    for (const [scope, words] of [
+      ['this workspace', 'in this workspace'],
+      ['everywhere', 'everywhere'],
+      ['this workspace', 'in this workspace'],
+    ] as const) {
+      fireEvent.click(screen.getByRole('radio', { name: scope }));
+      await screen.findByText(new RegExp(`Allow any terminal call ${words}`));
+      offered.push([scope, !always().hasAttribute('disabled')]);
+    }
+    expect(offered).toStrictEqual([
+      ['this workspace', true],
+      ['everywhere', true],
+      ['this workspace', true],
+    ]);
+  });
+});
