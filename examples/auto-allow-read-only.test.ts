@@ -251,6 +251,25 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(lookup.calls).toStrictEqual([]);
   });
 
+  it('names an MCP tool’s server on its card, and says when the tool may run with defaults the card does not show', async () => {
+    await using fake = await startFakeOpenAIServer();
+    // Two servers, "a" and "a__b", may both offer a tool named a__b__c…: only its server tells them apart.
+    const lookup = recordingTool('a__b__c');
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, if: { required: ['text'] }, then: { properties: { mode: { default: 'live' } } } };
+    const mcpTool = { ...lookup.tool, source: 'mcp:a', jsonSchema: schema, annotations: { readOnly: false, exactGrants: true } };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [mcpTool] });
+    fake.enqueue({ toolCalls: [{ name: 'a__b__c', arguments: { text: 'notes' } }] }, { text: 'Not looked up.' });
+    await using example = runExample(airlock, ['--session', 's-mcp-card', 'look it up']);
+    await example.shows('allow?');
+    example.answer('no');
+    expect(await example.exited, example.stderr).toBe(0);
+
+    const card = example.stderr.slice(example.stderr.indexOf('⏺'), example.stderr.indexOf('allow?'));
+    expect(card.split('\n')[0]).toBe('⏺ a__b__c  MCP · a');
+    expect(card).toContain('⚠ The tool may run with defaults this card does not show: part of its schema that may declare one is not read here');
+    expect(lookup.calls).toStrictEqual([]);
+  });
+
   it('withdraws its question when another client decides the call first, and logs that decision, with the arguments it was edited to', async () => {
     await using fake = await startFakeOpenAIServer();
     const terminal = recordingTool('terminal', { executesCode: true });

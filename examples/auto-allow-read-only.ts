@@ -22,6 +22,7 @@ import {
   shownAddress,
   socketUrl,
   toVisibleText,
+  unshownDefaultsNote,
   visibleTextString,
   type ConfirmResult,
   type DecideInput,
@@ -172,12 +173,20 @@ function runError(error: string): string {
   return Rows.of(GUTTER, toVisibleText(error, { singleLine: true }));
 }
 
-/** A call as the person is asked about it: its arguments as JSON, escaped, behind the card's gutter. */
+/**
+ * A call as the person is asked about it: its tool, with the MCP server it comes from (two servers may offer tools of
+ * one name, told apart only by a hash), its arguments as JSON, escaped, behind the card's gutter, and what the tool
+ * may run with that they do not show (defaults its schema declares where they cannot be read), as every card says.
+ */
 function card(call: LoopEventOf<'tool-start'>): string {
   const json = toVisibleText(JSON.stringify(call.arguments, null, 2));
   const hidden = json.hiddenCount;
   const warning = hidden === 0 ? '' : `⚠ ${hidden} hidden character${hidden === 1 ? '' : 's'} shown as \\u{…}: what runs contains ${hidden === 1 ? 'it' : 'them'}\n`;
-  return `\n⏺ ${visible(call.toolName)}\n${Rows.of(GUTTER, json)}${warning}`;
+  const source = call.tool?.source;
+  const server = source?.startsWith('mcp:') === true ? `  MCP · ${visibleTextString(toVisibleText(source.slice('mcp:'.length), { singleLine: true }))}` : '';
+  const unshown = call.tool?.unshownDefaults;
+  const defaults = unshown === undefined ? '' : `⚠ ${unshownDefaultsNote(unshown)}\n`;
+  return `\n⏺ ${visible(call.toolName)}${server}\n${Rows.of(GUTTER, json)}${warning}${defaults}`;
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });

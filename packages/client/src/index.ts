@@ -32,3 +32,5 @@ export { reasonParts, type Reason, type ReasonPart, type ShownReason } from '@ai
 export { MAX_REASON_LENGTH } from '@airlock/core';
 /** How every client shows what a model or a tool wrote: hidden, reordering and look-alike characters as `\u{…}` escapes. */
 export { toVisibleText, visibleTextString, visibleArguments, type VisibleText } from '@airlock/core';
+/** What every card says of a call whose tool may run with defaults its arguments do not show (a tool-start's `tool.unshownDefaults`). */
+export { unshownDefaultsNote } from '@airlock/core';
