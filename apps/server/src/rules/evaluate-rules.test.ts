@@ -296,6 +296,31 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('options through which info and cscope write a file where they are told (found in review)', async () => {
+    // `info -o FILE` writes the nodes it shows there, `--dribble` the keys it reads; `cscope -f` its cross-reference,
+    // which `-X` deletes at exit: over one of the person's too, as `sort -o` would.
+    for (const [token, line] of [
+      ['info', 'info -o /root/.bashrc ls'],
+      ['info', 'info --output=/root/.bashrc ls'],
+      ['info', 'info --out /root/.bashrc ls'],
+      ['info', 'info --dribble=/root/.bashrc ls'],
+      ['info', 'info -ao /root/.bashrc ls'],
+      ['cscope', 'cscope -b -f /root/.bashrc'],
+      ['cscope', 'cscope -bf/root/.bashrc'],
+      ['cscope', 'cscope -L -1 main -X -f /root/.bashrc'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['info', 'info ls'],
+      ['info', 'info coreutils "ls invocation"'],
+      ['cscope', 'cscope -b -R'],
+      ['cscope', 'cscope -d -L -1 main'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('options through which hg, svn, rpm, lftp, sshfs and bsdtar run a command (found in review)', async () => {
     for (const [token, line] of [
       ['hg status', "hg status --config hooks.pre-status='touch PWNED'"],

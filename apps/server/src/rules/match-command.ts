@@ -255,6 +255,10 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `--on-download-…` and `--on-bt-download-complete` hooks, those a `--conf-path` file names, and those an RPC
   // client sets (`--enable-rpc`). GNU getopt takes any unambiguous start of each long one (`--fil=…`).
   ['split', { options: ['--filter'] }],
+  // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
+  // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
+  ['info', { options: ['-o', '--output', '--dribble'] }],
+  ['cscope', { options: ['-f'] }],
   ...['sdiff', 'diff3'].map((diff): [string, CodeOptions] => [diff, { options: ['--diff-program'] }]),
   ...['nc', 'netcat', 'nc.traditional', 'nc.openbsd', 'ncat'].map((nc): [string, CodeOptions] => [nc, { options: ['-e', '-c', '--exec', '--sh-exec', '--lua-exec'] }]),
   ['aria2c', { options: ['--conf-path', '--enable-rpc', '--on-download-complete', '--on-download-error', '--on-download-pause', '--on-download-start', '--on-download-stop', '--on-bt-download-complete'], prefixes: ['--on-'] }],

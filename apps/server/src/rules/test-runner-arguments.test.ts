@@ -241,6 +241,65 @@ describe('rspec, phpunit and tox: a rule covers known options and tests in the w
   });
 });
 
+describe('eslint and prettier: a rule covers known options and files in the workspace, not a module a call names or a folder elsewhere', () => {
+  it.each([
+    // ESLint 10.15 ran `-f ./fmt.cjs` (a formatter is a module) and `../other/b.js` the other folder's eslint.config.cjs.
+    ['eslint', 'eslint -f ./fmt.cjs src'],
+    ['eslint', 'eslint --format=./fmt.cjs src'],
+    ['eslint', 'eslint -f compact src'],
+    ['eslint', 'eslint --plugin evil src'],
+    ['eslint', 'eslint -c ./x.js src'],
+    ['eslint', 'eslint --config=.git/COMMIT_EDITMSG src'],
+    ['eslint', 'eslint --parser ./p.js src'],
+    ['eslint', 'eslint --parser-options=babelOptions:{configFile:./x.js} src'],
+    ['eslint', 'eslint --rule x:error src'],
+    ['eslint', 'eslint -o /root/.bashrc src'],
+    ['eslint', 'eslint --output-file=README.md src'],
+    ['eslint', 'eslint --cache --cache-location /tmp/x src'],
+    ['eslint', 'eslint --inspect-config'],
+    ['eslint', 'eslint --init'],
+    ['eslint', 'eslint --mcp'],
+    ['eslint', 'eslint ../other/b.js'],
+    ['eslint', 'eslint /tmp/x'],
+    ['eslint', 'eslint --print-config ../other/b.js'],
+    ['eslint', 'eslint .git/x/y.js'],
+    ['eslint', 'cd .. && eslint'],
+    ['pnpm exec eslint', 'pnpm exec eslint ../other'],
+    // Prettier 3.10.1 loaded `--plugin ./p.cjs`, and for `../other/b.js` the other folder's prettier.config.cjs.
+    ['prettier', 'prettier --plugin ./p.cjs a.js'],
+    ['prettier', 'prettier --plugin=./p.cjs --check a.js'],
+    ['prettier', 'prettier --config ./c.js a.js'],
+    ['prettier', 'prettier --cache --cache-location /tmp/x a.js'],
+    ['prettier', 'prettier --parser ./p.js a.js'],
+    ['prettier', 'prettier ../other/b.js'],
+    ['prettier', 'prettier --write /root/.bashrc'],
+    ['prettier', 'prettier --write .git/hooks/pre-commit'],
+    ['prettier', 'prettier --stdin-filepath ../other/b.js'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('ask');
+  });
+
+  it.each([
+    ['eslint', 'eslint'],
+    ['eslint', 'eslint src --fix --max-warnings 0 -f json'],
+    ['eslint', 'eslint . --format=stylish --cache --quiet --no-warn-ignored'],
+    ['eslint', 'eslint --ext .ts,.tsx --ignore-pattern dist src'],
+    ['eslint', 'eslint --print-config src/a.ts'],
+    ['pnpm exec eslint', 'pnpm exec eslint src'],
+    ['prettier', 'prettier --check .'],
+    ['prettier', 'prettier --write src "**/*.md" --log-level warn'],
+    ['prettier', 'prettier -c --single-quote --print-width 100 --parser typescript src/a.ts'],
+    ['prettier', 'prettier -l --no-semi --ignore-unknown src'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('allow');
+  });
+
+  it('a rule that names an option covers it', async () => {
+    expect(await decide('eslint -c eslint.strict.js src', [prefix('eslint -c eslint.strict.js')])).toBe('allow');
+    expect(await decide('prettier --plugin prettier-plugin-x --check .', [prefix('prettier --plugin prettier-plugin-x')])).toBe('allow');
+  });
+});
+
 describe('rspec, phpunit and tox: an abbreviated long option is judged as the option it stands for', () => {
   it.each([
     // Ruby's OptionParser takes a start of each word of a name, in any case, `_` for `-`.

@@ -258,7 +258,82 @@ const PYTEST: RunnerOptions = {
   subcommands: new Set(),
 };
 
-const RUNNERS = new Map([['pytest', PYTEST], ['vitest', VITEST], ['jest', JEST], ['rspec', RSPEC], ['phpunit', PHPUNIT], ['tox', TOX]]);
+/** ESLint's own formatters: any other name is a module it loads (`-f ./x.js`, an `eslint-formatter-<name>` package). */
+const ESLINT_FORMATTERS = new Set(['stylish', 'json', 'json-with-metadata', 'html']);
+
+/**
+ * ESLint's options that a prefix rule covers, read as optionator reads them (`--name value`, `--name=value`, no start
+ * of a name, no camelCase, no short value attached): how much it prints, which files, `--fix`, the cache in its
+ * default place, and `-f` with a built-in formatter. Every other option is asked about: `-c`/`--config`, `--plugin`,
+ * `--parser`, `--parser-options` (a parser's options may name a config it loads, `babelOptions.configFile`),
+ * `--rule`, `-f` naming a module load code; `-o`/`--output-file`, `--cache-location`, `--suppressions-location`
+ * write where they say; `--inspect-config` and `--init` run a package fetched by npx or npm; `--mcp` serves. ESLint
+ * looks for its config from each file's folder up, so a file outside the workspace has that folder's
+ * `eslint.config.js` run, as pytest's operands have their `conftest.py`.
+ */
+const ESLINT: RunnerOptions = {
+  camelCase: false,
+  attachedShort: false,
+  operands: 'paths',
+  flags: new Set([
+    'fix', 'fix-dry-run', 'no-ignore', 'no-config-lookup', 'stdin', 'quiet', 'color', 'no-color', 'no-inline-config',
+    'report-unused-disable-directives', 'cache', 'no-error-on-unmatched-pattern', 'exit-on-fatal-error',
+    'no-warn-ignored', 'pass-on-no-patterns', 'debug', 'stats', 'env-info', 'version', 'help',
+  ]),
+  valued: new Set([
+    'ext', 'global', 'fix-type', 'ignore-pattern', 'max-warnings', 'report-unused-disable-directives-severity',
+    'report-unused-inline-configs', 'cache-strategy', 'concurrency', 'format', 'stdin-filename', 'print-config',
+  ]),
+  shortFlags: new Set(['h', 'v']),
+  shortValued: new Set(['f']),
+  values: new Map(['format', 'f'].map((name) => [name, ESLINT_FORMATTERS])),
+  abbreviations: 'none',
+  longOptions: new Set(),
+  subcommands: new Set(),
+};
+
+/** Prettier's own parsers: Prettier 2 took a module's path for `--parser` and loaded it. */
+const PRETTIER_PARSERS = new Set([
+  'babel', 'babel-flow', 'babel-ts', 'flow', 'typescript', 'espree', 'meriyah', 'acorn', 'css', 'less', 'scss', 'json',
+  'json5', 'jsonc', 'json-stringify', 'graphql', 'markdown', 'mdx', 'vue', 'yaml', 'glimmer', 'html', 'angular', 'lwc',
+]);
+
+/**
+ * Prettier's options that a prefix rule covers (its parser takes whole kebab-case names only, and ignores others):
+ * checking or writing the files it is named, how it formats, how much it prints. Every other option is asked about:
+ * `--plugin` (a module it loads), `--config` (a `prettier.config.js` is code), `--cache-location` (written where it
+ * says), `--parser` with a path. Prettier reads its config from each file's folder up, so a file outside the
+ * workspace has that folder's config run.
+ */
+const PRETTIER: RunnerOptions = {
+  camelCase: false,
+  attachedShort: false,
+  operands: 'paths',
+  flags: new Set([
+    'check', 'list-different', 'write', 'no-config', 'no-editorconfig', 'semi', 'no-semi', 'single-quote',
+    'jsx-single-quote', 'bracket-spacing', 'no-bracket-spacing', 'bracket-same-line', 'use-tabs',
+    'single-attribute-per-line', 'vue-indent-script-and-style', 'experimental-ternaries', 'require-pragma',
+    'insert-pragma', 'ignore-unknown', 'no-error-on-unmatched-pattern', 'cache', 'color', 'no-color', 'debug-check',
+    'version', 'help',
+  ]),
+  valued: new Set([
+    'print-width', 'tab-width', 'trailing-comma', 'arrow-parens', 'end-of-line', 'prose-wrap', 'quote-props',
+    'html-whitespace-sensitivity', 'embedded-language-formatting', 'object-wrap', 'experimental-operator-position',
+    'log-level', 'cache-strategy', 'stdin-filepath', 'find-config-path', 'file-info', 'ignore-path', 'parser',
+  ]),
+  shortFlags: new Set(['c', 'l', 'w', 'u', 'h', 'v']),
+  shortValued: new Set(),
+  values: new Map([['parser', PRETTIER_PARSERS]]),
+  abbreviations: 'none',
+  longOptions: new Set(),
+  subcommands: new Set(),
+};
+
+const RUNNERS = new Map([
+  ['pytest', PYTEST], ['vitest', VITEST], ['jest', JEST], ['rspec', RSPEC], ['phpunit', PHPUNIT], ['tox', TOX],
+  // Not test runners, but read alike: their options and the folders of their files load code.
+  ['eslint', ESLINT], ['prettier', PRETTIER],
+]);
 
 /** Whether `name` is a test runner whose arguments a prefix rule judges (`testRunnerArgumentsCovered`). */
 export function isTestRunner(name: string): boolean {
