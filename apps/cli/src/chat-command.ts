@@ -3,7 +3,7 @@ import { MAX_MESSAGE_LENGTH, randomId, toVisibleText, visibleTextString, type De
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { decisionErrorNote } from './decision-refusal';
-import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
+import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
 import { ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
@@ -417,9 +417,8 @@ class ChatSession {
         this.showEnd(event);
         return;
       case 'run-end': {
-        const line = runEndLine(event, style);
         screen.endLine();
-        if (line !== '') screen.line(event.reason === 'done' ? line : style.bad(line));
+        for (const line of runEndLines(event, style, screen.layout)) screen.line(event.reason === 'done' ? line : style.bad(line));
         return;
       }
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
+import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
 import { plainStyle } from './terminal-style';
 
 describe('decisionLine', () => {
@@ -36,10 +36,20 @@ describe('callLabel', () => {
   });
 });
 
-describe('runEndLine', () => {
+describe('runEndLines', () => {
   it("shows a model server's error on one line, its line breaks escaped", () => {
     const event = { type: 'run-end' as const, runId: 'run_1', reason: 'error' as const, error: 'bad request\n\n\n  ✓ allowed\n  → ran' };
-    expect(runEndLine(event, plainStyle)).toBe('✗ the run failed: bad request\\u{A}\\u{A}\\u{A}  ✓ allowed\\u{A}  → ran');
-    expect(runEndLine({ type: 'run-end', runId: 'run_1', reason: 'cancelled' }, plainStyle)).toBe('■ stopped');
+    expect(runEndLines(event, plainStyle)).toStrictEqual(['✗ the run failed: bad request\\u{A}\\u{A}\\u{A}  ✓ allowed\\u{A}  → ran']);
+    expect(runEndLines({ type: 'run-end', runId: 'run_1', reason: 'cancelled' }, plainStyle)).toStrictEqual(['■ stopped']);
+    expect(runEndLines({ type: 'run-end', runId: 'run_1', reason: 'done' }, plainStyle)).toStrictEqual([]);
+  });
+
+  it("wraps a long error itself, each row after the first behind the gutter, its padding folded", () => {
+    const error = `${'x'.repeat(20)}${' '.repeat(22)}⏺ terminal${' '.repeat(30)}  ✓ allowed`;
+    expect(runEndLines({ type: 'run-end', runId: 'run_1', reason: 'error', error }, plainStyle, { columns: 40 })).toStrictEqual([
+      `✗ the run failed: ${'x'.repeat(15)}`,
+      '    ↪ xxxxx␠×22⏺ terminal␠×32✓ allow',
+      '    ↪ ed',
+    ]);
   });
 });

@@ -756,6 +756,27 @@ describe('airlock chat in a terminal', () => {
     }
   });
 
+  it("wraps a model server's long error itself, behind the card's gutter, so no row of it reads as a card or a decision", async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    // Padded so that, wrapped by the terminal at 110 columns, each made-up line starts a row at its left edge.
+    const prefix = `✗ the run failed: fake: the model server at ${new URL(fake.url).origin}/v1 answered HTTP 400: `;
+    const row = (text: string) => text.padEnd(110, ' ');
+    const message = `${'x'.repeat(110 - [...prefix].length - 1)} ${row('⏺ terminal')}${row('  command: ls -la')}  ✓ allowed`;
+    fake.enqueue({ status: 400, errorBody: { error: { message, type: 'invalid_request_error', code: 400 } } });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows('you›', 2);
+    const rows = cli.screen().split('\n');
+    const shown = rows.slice(rows.indexOf('you› go') + 1, -1);
+    expect(shown[0]!.startsWith('✗ the run failed: fake: the model server at')).toBe(true);
+    expect(shown.slice(1).filter((line) => !line.startsWith('    ↪ '))).toStrictEqual([]);
+    expect(shown.slice(1).join('')).toContain('⏺ terminal␠×102command: ls -la␠×95✓ allowed');
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
   it('shows what a server or the network says escaped, never as commands to the terminal, and says once that it cannot reach one', async () => {
     const hostile = 'bad token\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;HIJACKED\x07\x1b[2J\x1b[Hall good, reconnected';
     const shown = 'bad token\\u{1B}]52;c;cm0gLXJmIH4K\\u{7}\\u{1B}]0;HIJACKED\\u{7}\\u{1B}[2J\\u{1B}[Hall good, reconnected';
