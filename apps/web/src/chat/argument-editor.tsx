@@ -32,6 +32,11 @@ export interface ArgumentEditorProps {
   serverError: string | null;
   /** What an "Always allow" of the edited call would cover, in words. */
   alwaysScope: string;
+  /**
+   * The tick that asks for it, in words: "the edited call", or, for a tool whose grants cover any call (read_file, an
+   * MCP server's tool), any call of it, the proposal edited away from too. Default "Also always allow the edited call.".
+   */
+  alwaysLabel?: string;
   onAllow: (args: Args, always: boolean) => void;
   onCancel: () => void;
   /** Told whether the editor holds a change (it shows "Will run with" something else, or what it holds does not parse). */
@@ -47,11 +52,11 @@ type Mode = 'form' | 'raw';
 /**
  * Changes a waiting call's arguments before allowing it: a form from the tool's JSON Schema, or the raw JSON, checked
  * against the schema as the person types. Below it, the edited call exactly as it will run, under the card's display
- * rules (hidden characters marked). Always allow needs one more tick, and then covers the edited call. Only its
+ * rules (hidden characters marked). Always allow needs one more tick, and then covers the edited call (or, for a tool whose grants cover any call, says that it covers any). Only its
  * Allow edited button allows, a `SteadyButton` like every decision button: Enter in a field does nothing, since the
  * field may have taken the rest of a message typed on the card.
  */
-export function ArgumentEditor({ toolName, schema, declared, proposed, busy, serverError, alwaysScope, onAllow, onCancel, onHeldChange, draft, onDraftChange }: ArgumentEditorProps) {
+export function ArgumentEditor({ toolName, schema, declared, proposed, busy, serverError, alwaysScope, alwaysLabel = 'Also always allow the edited call.', onAllow, onCancel, onHeldChange, draft, onDraftChange }: ArgumentEditorProps) {
   const [start] = useState(() => startFrom(schema, proposed, draft));
   /** The arguments the form's fields were made from: the proposal, or the JSON last turned back into the form. */
   const [fieldsFrom, setFieldsFrom] = useState(start.fieldsFrom);
@@ -192,7 +197,7 @@ export function ArgumentEditor({ toolName, schema, declared, proposed, busy, ser
       <label className="argument-always">
         <input type="checkbox" checked={always} disabled={busy} onChange={(event) => setAlways(event.target.checked)} />
         <span>
-          Also always allow the edited call. <span className="muted">{alwaysScope}</span>
+          {alwaysLabel} <span className="muted">{alwaysScope}</span>
         </span>
       </label>
       <div className="decision-buttons">

@@ -5,7 +5,7 @@ import { ArgumentEditor, draftFits } from './argument-editor';
 import type { JsonSchema } from './argument-form';
 import { FocusComposerContext } from './current-session';
 import { DecisionControls } from './decision-controls';
-import { grantScope } from './grant-scope';
+import { editedGrantLabel, grantScope } from './grant-scope';
 import { HeldEditsContext } from './held-edits';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments, VisibleTextView } from './tool-arguments';
@@ -318,6 +318,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           busy={state.status === 'deciding'}
           serverError={state.status === 'awaiting-decision' && state.problem?.kind === 'invalid-arguments' ? state.problem.message : null}
           alwaysScope={grantScope(call.toolName, annotations)}
+          alwaysLabel={editedGrantLabel(call.toolName, annotations)}
           onAllow={(args, always) => onDecide(call, { decision: 'allow', arguments: args, ...(always ? { always: true } : {}) })}
           onCancel={stopEditing}
           onHeldChange={setEditChanged}
