@@ -2845,12 +2845,13 @@ function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
   };
 }
 
-function claimedOutcome(claim: { decision: Decision; source: string; reason: string | null; grantId: string | null }): DecisionOutcome {
+function claimedOutcome(claim: Extract<ClaimDecisionResult, { status: 'already-decided' }>): DecisionOutcome {
   return {
     decision: claim.decision,
     source: claim.source as DecisionSource,
     ...(claim.reason === null ? {} : { reason: claim.reason }),
     ...(claim.grantId === null ? {} : { grantId: claim.grantId }),
+    ...(claim.editedArguments === undefined ? {} : { editedArguments: claim.editedArguments }),
   };
 }
 

@@ -104,7 +104,15 @@ export interface ClaimDecisionInput {
 
 export type ClaimDecisionResult =
   | { status: 'resolved'; call: PendingApprovalRecord }
-  | { status: 'already-decided'; decision: Decision; source: string; reason: string | null; grantId: string | null }
+  | {
+      status: 'already-decided';
+      decision: Decision;
+      source: string;
+      reason: string | null;
+      grantId: string | null;
+      /** The arguments the person edited the call to, with the allow that won: the call runs as edited. */
+      editedArguments?: ToolArguments;
+    }
   | { status: 'not-found' };
 
 /** A waiting call with what is needed to grant it (the ledger row's start half). */

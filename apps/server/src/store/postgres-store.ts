@@ -34,7 +34,7 @@ import {
   type ToolCallRecord,
   type UnaskedAllow,
 } from '@airlock/api';
-import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText } from '@airlock/core';
+import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText, type ToolArguments } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
@@ -827,13 +827,15 @@ export class PostgresStore implements AirlockStore, Cluster {
     );
     if (undecided?.expired === true) return { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
     if (undecided?.cancel_requested === true) return { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null };
-    const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant'>>(
-      `SELECT decision, source, reason, decided_by_grant FROM tool_calls
+    const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant' | 'edited_arguments'>>(
+      `SELECT decision, source, reason, decided_by_grant, edited_arguments FROM tool_calls
        WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
       [input.approvalId, input.sessionId],
     );
     if (decided?.decision == null) return { status: 'not-found' };
-    return { status: 'already-decided', decision: decided.decision, source: decided.source ?? '', reason: decided.reason, grantId: decided.decided_by_grant };
+    const answer = { status: 'already-decided' as const, decision: decided.decision, source: decided.source ?? '', reason: decided.reason, grantId: decided.decided_by_grant };
+    // A grant's release that lost to the person's edited allow is answered that allow as it was given: the call runs as edited.
+    return decided.edited_arguments === null ? answer : { ...answer, editedArguments: JSON.parse(decided.edited_arguments) as ToolArguments };
   }
 
   async listPendingApprovals(sessionId: string): Promise<PendingApproval[]> {
