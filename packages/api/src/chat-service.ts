@@ -40,7 +40,7 @@ import {
   type VersionedGrant,
   MAX_REASON_LENGTH,
 } from '@airlock/core';
-import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster, type ClusterMessage } from './cluster';
+import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster, type ClusterMessage, type PendingApprovalRecord } from './cluster';
 import type { RuleService } from './context';
 import { refuseIfPastDeadline } from './decision-deadline';
 import { EventLog, eventSize, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
@@ -842,6 +842,10 @@ export class ChatService {
     // Not reported because a shutdown stopped the run before the decision was written (the rules still judging an
     // allow, say): nothing of it is stored, and the next start puts the call back to waiting, so it was not applied.
     if (report === undefined && this.closing) throw new ConflictError('shutting-down', this.stoppingDecisionText());
+    // A deny rule refused the allow after all: the call was denied, and nothing of "Always allow" is kept (a grant is
+    // written only with an allow). A rule saved for it would be listed as the person's, and allow the call unasked
+    // once that deny rule went.
+    if (report?.decision === 'deny') return { resolved: true, status: 'resolved', decision: 'deny' };
     const alwaysNotSaved = draft && rules ? await this.addRule(rules, draft.draft) : undefined;
     const answer = report === undefined ? result : { ...result, decision: report.decision };
     return alwaysNotSaved === undefined ? answer : { ...answer, alwaysNotSaved };
@@ -1201,13 +1205,16 @@ export class ChatService {
     // An edit is checked against the tool's schema; one that changes nothing is a plain allow.
     if (requested !== undefined && waiting) checkEditAgainst(this.options.tools(), waiting, requested);
     const edit = requested !== undefined && waiting && canonicalJson(requested) !== canonicalJson(waiting.arguments) ? requested : undefined;
-    const draft = waiting && asRule && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
+    // Refused by a deny rule after all (set while the call waited, or matching the edit), the call is denied where it
+    // runs: nothing of "Always allow" is kept. A grant claimed with it would outlive the deny it never ran past.
+    const refused = waiting !== undefined && (always || asRule) && (await this.deniedByRules(waiting, edit ?? waiting.arguments, tool));
+    const draft = waiting && asRule && rules && !refused ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
     // Last before the claim, which is the decision: its write may still take a round trip to the database.
     refuseIfPastDeadline(input);
     // Asked for on the edited call, the grant covers the edited call. It is written with the allow, in the claim's
     // own transaction: a crash between the two cannot keep one without the other.
-    let grant = always && waiting !== undefined ? this.registry.draftGrant({ sessionId: waiting.sessionId, toolName: waiting.toolName, executesCode: waiting.executesCode, toolVersion: waiting.toolVersion, arguments: edit ?? waiting.arguments }) : undefined;
+    let grant = always && waiting !== undefined && !refused ? this.registry.draftGrant({ sessionId: waiting.sessionId, toolName: waiting.toolName, executesCode: waiting.executesCode, toolVersion: waiting.toolVersion, arguments: edit ?? waiting.arguments }) : undefined;
     const claimedGrant = grant !== undefined;
     if (grant) {
       this.grantChanged(grant.grantId);
@@ -1251,7 +1258,7 @@ export class ChatService {
     // Not found before the claim (it had not reached the store yet): drafted from the claimed row and stored after.
     // The decision is stored from here on: a grant or rule that cannot be saved is said so, and the decision answered.
     let alwaysNotSaved: string | undefined;
-    if (always && !grant) {
+    if (always && waiting === undefined) {
       const drafted = this.registry.draftGrant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
       alwaysNotSaved = await this.saveGrant(drafted).then(
         () => void (grant = drafted),
@@ -1262,13 +1269,27 @@ export class ChatService {
     if (grant) this.registry.restoreGrant(grant);
     // Every instance was told of the decision (and of a grant written with it) by the claim's commit: the call's
     // owner releases it even if this instance lost the run meanwhile or stops now.
-    if (draft && rules) alwaysNotSaved = await this.addRule(rules, draft.draft);
     if (grant && !claimedGrant) this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     // Released here, the call's decision as the loop reports it; released by its owner elsewhere, the person's (it
     // was claimed in the store first, so it holds even when the loop's own write of it failed).
     const report = await reported;
     const decision = report?.stored === true ? report.decision : input.decision;
+    if (draft && rules && decision === 'allow') alwaysNotSaved = await this.addRule(rules, draft.draft);
     return { resolved: true, status: 'resolved', decision, ...(grant ? { grant } : {}), ...(alwaysNotSaved === undefined ? {} : { alwaysNotSaved }) };
+  }
+
+  /**
+   * Whether the rules deny the waiting call with these arguments, judged here with its tool as its card showed it
+   * (`shown`, or else the copy of that version here): as its owner judges an allow of it again. False where no copy
+   * of that version is here: the owner still refuses the call.
+   */
+  private async deniedByRules(waiting: PendingApprovalRecord, args: ToolArguments, shown?: AnyTool): Promise<boolean> {
+    const rules = this.options.rules;
+    const candidates = [...(this.runs.get(waiting.runId)?.tools ?? []), ...this.options.tools()];
+    const tool = shown ?? candidates.find((candidate) => candidate.name === waiting.toolName && toolVersion(candidate) === waiting.toolVersion);
+    if (rules === undefined || tool === undefined) return false;
+    const verdict = await rules.evaluate(waiting.sessionId, { id: waiting.toolCallId, name: waiting.toolName, arguments: args }, tool, { preview: true });
+    return verdict?.effect === 'deny';
   }
 
   /** Adds the rule an "Always allow" asked for, once its allow is stored: undefined, or why it was not saved. */
