@@ -333,6 +333,26 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(terminal.calls).toStrictEqual(['echo ONE']);
   });
 
+  it('logs the deny a rule made of its allow, not the allow, when a deny rule added while the card waited refuses it', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    const workspace = await mkdtemp(join(tmpdir(), 'airlock-example-rules-'));
+    await using _workspace = { [Symbol.asyncDispose]: () => rm(workspace, { recursive: true, force: true }) };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool], rulesWorkspace: workspace });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }] }, { text: 'Refused.' });
+    await using example = runExample(airlock, ['--session', 's-deny-rule', 'tidy up']);
+    await example.shows('allow?');
+    await airlock.rules!.add({ effect: 'deny', tool: 'terminal', match: { kind: 'exact-arguments', arguments: { text: 'rm -rf build' } }, scope: { kind: 'global' }, source: 'user' });
+    example.answer('y');
+    expect(await example.exited, example.stderr).toBe(0);
+
+    expect(terminal.calls).toStrictEqual([]);
+    expect(example.ledger()).toStrictEqual([
+      expect.objectContaining({ toolName: 'terminal', decision: 'deny', by: 'elsewhere', source: 'rule', status: 'resolved', attempted: { decision: 'allow', by: 'person' } }),
+    ]);
+    expect(example.stderr).toContain('taken, but not as given: deny stood (rule)');
+  });
+
   it('takes no line typed before a card appeared as its answer', async () => {
     await using fake = await startFakeOpenAIServer();
     const terminal = recordingTool('terminal', { executesCode: true });

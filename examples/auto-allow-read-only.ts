@@ -49,7 +49,7 @@ interface LedgerEntry {
   arguments: Record<string, unknown>;
   /** The decision that stood: this example's, or the one made before it ("timeout" and "cancel" too); null when the server no longer knew the call. */
   decision: 'allow' | 'deny' | 'timeout' | 'cancel' | null;
-  /** Who made it; "elsewhere" when it was made before this example's (another client, the server). */
+  /** Who made it; "elsewhere" when another decision stood (one made before this example's in another client, the server's, a deny rule's refusing this example's allow). */
   by: Choice['by'] | 'elsewhere' | null;
   /** With "elsewhere": how the run reported the decision ("user": a person in another client; "grant", "rule", "system"). */
   source?: string;
@@ -340,7 +340,8 @@ interface Gated {
 
 /** The ledger's account of a decision: the one that stood, and this example's as `attempted` when it did not. */
 function outcome({ choice, result, decided }: Gated): Pick<LedgerEntry, 'decision' | 'by' | 'source' | 'reason' | 'editedArguments' | 'status' | 'attempted'> {
-  if (choice !== undefined && result?.status === 'resolved') return { ...choice, status: result.status };
+  // Taken, and applied as given: an allow a deny rule refuses after all is taken ("resolved") as a deny.
+  if (choice !== undefined && result?.status === 'resolved' && result.decision === choice.decision) return { ...choice, status: result.status };
   const attempted = choice === undefined ? {} : { attempted: choice };
   // Another client's decision, as the run reported it: with the arguments it edited the call to, which are what ran.
   if (decided !== undefined) {
@@ -354,7 +355,7 @@ function outcome({ choice, result, decided }: Gated): Pick<LedgerEntry, 'decisio
       ...attempted,
     };
   }
-  if (result?.status === 'already-decided') return { decision: result.decision, by: 'elsewhere', status: result.status, ...attempted };
+  if (result?.status === 'already-decided' || result?.status === 'resolved') return { decision: result.decision, by: 'elsewhere', status: result.status, ...attempted };
   return { decision: null, by: null, status: result?.status ?? 'run-ended', ...attempted };
 }
 
@@ -380,7 +381,7 @@ try {
     entry.written = true;
     const stood = outcome(entry);
     if (stood.by === 'elsewhere' || stood.by === null) {
-      process.stderr.write(entry.choice === undefined ? `\n⏺ ${visible(entry.call.toolName)}: ` : `not taken (${visible(stood.status)}): `);
+      process.stderr.write(entry.choice === undefined ? `\n⏺ ${visible(entry.call.toolName)}: ` : stood.status === 'resolved' ? 'taken, but not as given: ' : `not taken (${visible(stood.status)}): `);
       process.stderr.write(decidedElsewhere(stood));
     }
     writeLedger({ at: new Date().toISOString(), sessionId, runId: run.runId, toolName: entry.call.toolName, arguments: entry.call.arguments, ...stood });
