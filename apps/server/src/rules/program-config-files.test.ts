@@ -242,6 +242,20 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     expect((await evaluateRules(terminal('cp x .gnupg/gpg.conf && gpg --verify x.sig x'), allows, context)).decision).toBe('ask');
   });
 
+  it("gpg's ~/.gnupg in the workspace naming a program: git runs gpg to sign and verify, which reads it", async () => {
+    // git 2.39 ran gpg for `git log --show-signature`, and gpg the dirmngr-program of a gpg.conf in HOME.
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix('git log'), prefix('git commit'), prefix('git status'), prefix('git verify-commit')], context)).decision;
+    const signing = ['git log --show-signature -1', 'git log --format=%GK -1', 'git commit -S -m x', 'git commit --gpg-sign=ABC -m x', 'git commit -m x', 'git verify-commit HEAD'];
+    write('.gnupg/gpg.conf', 'keyserver hkps://keys.openpgp.org\nauto-key-retrieve\n');
+    for (const command of [...signing, 'git status']) expect(await ruled(command), command).toBe('allow');
+    write('.gnupg/gpg.conf', 'auto-key-retrieve\ndirmngr-program ./evil\n');
+    for (const command of signing) {
+      expect(await ruled(command), command).toBe('ask');
+      expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.gnupg/gpg\\.conf`));
+    }
+    expect(await ruled('git status')).toBe('allow');
+  });
+
   it("nix's settings, flake registry and nixpkgs overlays in the workspace's home folder: what nix runs and resolves comes from there", async () => {
     const allows = [prefix('nix build'), prefix('nix run nixpkgs#hello'), prefix('nix-shell -p hello --run hello'), prefix('nix-build'), prefix('cp')];
     const commands = ['nix build .#x', 'nix run nixpkgs#hello', 'nix-shell -p hello --run hello', 'nix-build -A x'];

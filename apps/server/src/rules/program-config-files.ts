@@ -134,7 +134,8 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const name = commandBaseName(first.value);
   const project = name === 'yarnpkg' ? 'yarn' : name;
   const homeConfig = homeConfigReader(name, command);
-  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && homeConfig === undefined && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
+  const gitRunsGpg = name === 'git' && gitMayRunGpg(command);
+  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && homeConfig === undefined && !gitRunsGpg && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -167,6 +168,9 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
   }
   if (name === 'nmap') return nmapFolderMayRun(home, inWorkspace, changed, shown);
+  // git signs and verifies through gpg (`-S`, `--show-signature`, `%G?`, or as its config says), which reads ~/.gnupg.
+  const gpg = gitRunsGpg ? gnupgConfigMayRun(path.join(home, '.gnupg'), 'gpg', inWorkspace, changed, shown) : undefined;
+  if (gpg !== undefined) return gpg;
   if (homeConfig !== undefined) return homeConfigMayRun(homeConfig, name, homesOf(home), inWorkspace, changed, shown);
   if (GNUPG_PROGRAMS.has(name)) return gnupgConfigMayRun(path.join(home, '.gnupg'), name, inWorkspace, changed, shown);
   if (isNixProgram(name)) return nixHomeMayRun(home, name, inWorkspace, changed, shown);
@@ -395,6 +399,23 @@ const WGETRC: HomeConfig = {
 };
 // Every option of curl's command line may stand in its config: more URLs, a file to upload or send, where to write.
 const CURLRC: HomeConfig = { files: ['.curlrc', path.join('.config', 'curlrc')], runs: 'any', what: 'more hosts, files to send or where to write' };
+
+/**
+ * git's commands that may sign or verify through gpg, by their words or as the config says (`commit.gpgSign`,
+ * `log.showSignature`, `merge.verifySignatures`, `push.gpgSign`, `tag.gpgSign`).
+ */
+const GIT_GPG_COMMANDS: ReadonlySet<string> = new Set([
+  'commit', 'tag', 'merge', 'pull', 'rebase', 'cherry-pick', 'revert', 'am', 'push', 'log', 'show', 'whatchanged',
+  'verify-commit', 'verify-tag', 'for-each-ref', 'branch', 'stash',
+]);
+
+/**
+ * Whether a git call may run gpg: a word naming one of GIT_GPG_COMMANDS, asking for a signature (`-S`, `--gpg-sign`,
+ * `--show-signature`, `--signed`) or printing one (`%G?`, `%(signature)`), or one the shell computes.
+ */
+function gitMayRunGpg(command: SimpleCommand): boolean {
+  return command.words.slice(1).some((word) => word.kind !== 'literal' || GIT_GPG_COMMANDS.has(word.value) || /^-S|^--(?:gpg-sign|show-signature|signed|verify-signatures)|%G|%\(signature/.test(word.value));
+}
 
 /** The config file a call of `name` reads from the home folder that may change what it runs or sends, if any. */
 function homeConfigReader(name: string, command: SimpleCommand): HomeConfig | undefined {
