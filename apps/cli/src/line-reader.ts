@@ -262,6 +262,9 @@ export class LineReader {
     } else if (key?.name === 'paste-end') {
       this.bracketed = false;
       this.showContinuation();
+    } else if (key?.ctrl === true && key.name === 'l') {
+      // Readline cleared the screen and drew the question alone at its top: without its card, `a` allowed a call not in view.
+      this.say('');
     }
   }
 

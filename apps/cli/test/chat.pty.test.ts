@@ -756,6 +756,34 @@ describe('airlock chat in a terminal', () => {
     }
   });
 
+  it('draws the card again with its question when Ctrl-L clears the screen at a decision prompt', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'rm -rf ~/PROJECT' } }] }, { text: 'Left alone.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token], {}, { rows: 12, columns: 110 });
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    cli.type('d');
+    cli.type('\x0c');
+    // Readline clears the screen and draws the question again at its top: the card comes back above it, what was typed kept.
+    await vi.waitFor(async () => {
+      await cli.flushed();
+      expect(cli.inView().slice(0, 4).map((row) => row.replace(/; undecided, it is denied at .*/, ''))).toStrictEqual([
+        '⏺ echo',
+        '  text: rm -rf ~/PROJECT',
+        '  A runs any echo call without asking, in this chat only',
+        `  echo ${PROMPT} › d`,
+      ]);
+    }, { timeout: 10_000 });
+    cli.type(' not now\r');
+    await cli.shows('Left alone.');
+    expect(echo.calls).toStrictEqual([]);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
   it("wraps a model server's long error itself, behind the card's gutter, so no row of it reads as a card or a decision", async () => {
     await using fake = await startFakeOpenAIServer();
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
