@@ -387,6 +387,30 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     writeFileSync(path.join(workspace, file), text);
   };
 
+  it("a Mercurial repository's .hg/hgrc with a hook, an extension or a tool, here or above: hg runs it at its command, hg status too", async () => {
+    // hg 6.3 ran `[hooks] pre-status = touch PWNED` of a .hg/hgrc a call wrote, under a rule for hg status.
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix('hg status'), prefix('hg log'), prefix('hg -R sub status', { exact: true }), prefix('chg status'), prefix('cd')], context)).decision;
+    const calls = ['hg status', 'hg log -l1', 'cd src && hg status', 'chg status'];
+    write('.hg/hgrc', '[paths]\ndefault = https://example.com/repo\n\n[ui]\nusername = Me <me@example.com>\n');
+    mkdirSync(path.join(workspace, 'src'));
+    for (const command of calls) expect(await ruled(command), command).toBe('allow');
+    for (const text of ['[hooks]\npre-status = touch PWNED\n', '[extensions]\nevil = ./evil.py\n', '[ui]\nmerge = ./evil.sh\n', '[ui]\nusername = x\n  ssh = x\nssh = ./evil.sh\n', '%include ./x.rc\n', '[paths]\n[alias]\nst = !touch PWNED\n']) {
+      write('.hg/hgrc', text);
+      for (const command of calls) {
+        expect(await ruled(command), `${text}: ${command}`).toBe('ask');
+        expect(await denied(command), `${text}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*\\.hg/hgrc`));
+      }
+    }
+    rmSync(path.join(workspace, '.hg'), { recursive: true });
+    // The repository -R names, and the person's ~/.hgrc when the home folder lies in the workspace.
+    write('sub/.hg/hgrc', '[hooks]\npre-status = touch PWNED\n');
+    expect(await ruled('hg -R sub status')).toBe('ask');
+    expect(await ruled('hg status')).toBe('allow');
+    vi.stubEnv('HOME', workspace);
+    write('.hgrc', '[hooks]\npre-status = touch PWNED\n');
+    expect(await ruled('hg status')).toBe('ask');
+  });
+
   it('with no such config, or one setting only what runs nothing, yarn and nx stay plain and the rules cover them', async () => {
     write('package.json', '{"name":"x","packageManager":"yarn@4.5.0"}\n');
     write('packages/a/package.json', '{"name":"a"}\n');

@@ -87,6 +87,8 @@ const FOLDER_OPTIONS = new Map([
   ['composer', ['--working-dir', '-d']],
   ['poetry', ['--directory', '-C', '--project', '-P']],
   ['nx', []],
+  // Mercurial's parser (Python's getopt) takes a start of a long option and a short one last in a group.
+  ['hg', ['-R', '--repository', '--cwd']],
 ]);
 /** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
 const YARN_CONFIGS: readonly ProjectConfig[] = [
@@ -98,6 +100,46 @@ const YARN_CONFIGS: readonly ProjectConfig[] = [
  * an empty list, `extends` (a file that may list them), and any backslash (a key spelt with an escape).
  */
 const NX_JSON_RUNS = /\\|"(plugins)"\s*:(?!\s*\[\s*\])|"(extends)"\s*:/;
+/**
+ * Sections of an hgrc that run nothing: `[paths]`, which `hg clone` writes, and in `[ui]` who commits and how much is
+ * printed. Any other (`[hooks]`, `[extensions]`, `[alias]`, `[merge-tools]`, `[pager]`, `[ui]`'s `editor`, `merge`,
+ * `ssh` …) or a `%include` may name a command or a Python file hg runs at a command, `hg status` too.
+ */
+const HGRC_HARMLESS_UI = new Set(['username', 'verbose', 'quiet', 'debug', 'interactive', 'paginate', 'color', 'tweakdefaults', 'logtemplate', 'style']);
+
+/** The first section or key of an hgrc that is not a harmless one (`[paths]`, HGRC_HARMLESS_UI), or `%include`; null for none. */
+function hgrcRuns(text: string): string | null {
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    if (line.startsWith('%')) return line.split(/\s/, 1)[0]!;
+    const header = /^\[([^\]]*)\]/.exec(line);
+    if (header !== null) {
+      section = header[1]!.trim();
+      if (section !== 'paths' && section !== 'ui') return `[${section}]`;
+      continue;
+    }
+    // A continuation line belongs to the key before it.
+    if (/^\s/.test(raw)) continue;
+    const key = line.split('=', 1)[0]!.trim();
+    if (section === 'ui' && !HGRC_HARMLESS_UI.has(key)) return `ui.${key}`;
+    if (section === '') return key;
+  }
+  return null;
+}
+
+/**
+ * The files Mercurial reads at every command: the repository's `.hg/hgrc` (and a share's `hgrc-not-shared`; a
+ * `sharedpath` sends it to another repository's), found from the folder it runs in up, and the person's `~/.hgrc`.
+ */
+const HG_CONFIGS: readonly ProjectConfig[] = [
+  { file: path.join('.hg', 'hgrc'), runs: hgrcRuns },
+  { file: path.join('.hg', 'hgrc-not-shared'), runs: hgrcRuns },
+  { file: path.join('.hg', 'sharedpath'), runs: () => '' },
+  { file: '.hgrc', runs: hgrcRuns },
+  { file: path.join('.config', 'hg', 'hgrc'), runs: hgrcRuns },
+];
 /** The files each reads from the folder it runs in and each folder above, and what in them runs code. */
 const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['yarn', YARN_CONFIGS],
@@ -106,6 +148,7 @@ const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   // Poetry 2's project plugins: installed into `.poetry/plugins` as `requires-plugins` names them, loaded at every command.
   ['poetry', [{ file: path.join('.poetry', 'plugins'), folder: true }, { file: 'pyproject.toml', runs: (text) => (tomlSets(text, ['tool', 'poetry', 'requires-plugins']) === false ? null : 'requires-plugins') }]],
   ['nx', [{ file: 'nx.json', runs: NX_JSON_RUNS }]],
+  ['hg', HG_CONFIGS],
 ]);
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
 const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
@@ -132,7 +175,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const [first] = command.words;
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
-  const project = name === 'yarnpkg' ? 'yarn' : name;
+  const project = name === 'yarnpkg' ? 'yarn' : name === 'chg' ? 'hg' : name;
   const homeConfig = homeConfigReader(name, command);
   const gitRunsGpg = name === 'git' && gitMayRunGpg(command);
   if (name !== 'go' && name !== 'gh' && name !== 'nmap' && homeConfig === undefined && !gitRunsGpg && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
@@ -150,7 +193,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const starts = [folder];
     const givenBy = new Map<string, string[]>();
     for (const option of folderOptions) {
-      const given = project === 'pnpm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry');
+      const given = project === 'pnpm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry' || project === 'hg');
       if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
       givenBy.set(option, given);
       for (const value of given) starts.push(path.resolve(folder, value));
@@ -162,7 +205,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
       for (const directory of directories) for (const projectFolder of projects) starts.push(path.resolve(folder, directory, projectFolder));
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
-    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' ? [home] : [])];
+    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'hg' ? [home] : [])];
     // Named from the workspace, as the person sees its files (a long absolute path is cut short on the card).
     const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : shown(file));
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
