@@ -198,10 +198,12 @@ export class LineReader {
   /**
    * Back in the foreground after Ctrl-Z: readline paused its input there, and resumes it only at its next prompt, so
    * until then no key was read, Ctrl-C included, and a run went on however often it was pressed. The input is read
-   * again at once; a question open is drawn again with its card under what the shell wrote meanwhile, its guard
-   * started again.
+   * again at once, the terminal asked again to mark a paste; a question open is drawn again with its card under what
+   * the shell wrote meanwhile, its guard started again.
    */
   private resumed(): void {
+    // A shell turns the paste marks off to run `fg`: without them, a pasted `a` and Enter read as typed.
+    this.output.write(BRACKETED_PASTE_ON);
     const waiter = this.waiter;
     if (waiter === undefined) {
       this.rl.resume();

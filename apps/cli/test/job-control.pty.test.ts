@@ -36,6 +36,11 @@ function startShell(env: Record<string, string>, { rows = 40, columns = 110 } = 
       await expect.poll(async () => (await screen()).split(text).length - 1, SCREEN_TIMEOUT).toBeGreaterThanOrEqual(count);
     },
     type: (text: string) => pty.write(text),
+    /** Pastes as a terminal does: line ends as Enter's \r, marked as a paste while the terminal is asked to. */
+    paste(text: string) {
+      const keys = text.replace(/\r?\n/g, '\r');
+      pty.write(terminal.modes.bracketedPasteMode ? `\x1b[200~${keys}\x1b[201~` : keys);
+    },
     [Symbol.asyncDispose]: async () => {
       pty.kill('SIGKILL');
       terminal.dispose();
@@ -79,6 +84,11 @@ describe('airlock chat stopped with Ctrl-Z and brought back with fg', () => {
     const card = '⏺ echo\n  text: second\n  A runs any echo call without asking, in this chat only';
     const untimed = async () => (await shell.screen()).replace(/; undecided, it is denied at [^\n]*/g, '');
     await expect.poll(untimed, SCREEN_TIMEOUT).toMatch(new RegExp(`\\$ fg\\n[^\\n]*chat --url[^\\n]*\\n${card.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n  echo \\[a\\]llow`));
+    // The shell turned the terminal's paste marks off to run fg: a pasted answer is still told from a typed one.
+    shell.paste('a\n');
+    shell.type('\r');
+    await shell.shows('Ignored a pasted answer');
+    expect(echo.calls).toStrictEqual([]);
     shell.type('d not now\r');
     await shell.shows('┃ Left alone.');
     expect(await untimed()).toContain('  ✗ denied: not now\n  → not run: denied\n┃ Left alone.');
