@@ -1,5 +1,5 @@
 import { UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
-import { recordingTool, startFakeOpenAIServer, startTestAirlock, type TestAirlock } from '@airlock/server/testing';
+import { fillingStore, recordingTool, startFakeOpenAIServer, startTestAirlock, type TestAirlock } from '@airlock/server/testing';
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -351,6 +351,28 @@ describe('examples/auto-allow-read-only.ts', () => {
       expect.objectContaining({ toolName: 'terminal', decision: 'deny', by: 'elsewhere', source: 'rule', status: 'resolved', attempted: { decision: 'allow', by: 'person' } }),
     ]);
     expect(example.stderr).toContain('taken, but not as given: deny stood (rule)');
+  });
+
+  it('logs a decision the server did not take, saying why, and ends on one line', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    // The disk fills as the decision is written: the server cannot store it, and answers so.
+    const filling = fillingStore({ fillsAt: (event) => event.type === 'tool-decision' });
+    filling.fill();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool], store: filling.store });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }] }, { text: 'Left alone.' });
+    await using example = runExample(airlock, ['--session', 's-not-stored', 'tidy up']);
+    await example.shows('allow?');
+    example.answer('not now');
+    expect(await example.exited, example.stderr).toBe(1);
+
+    expect(terminal.calls).toStrictEqual([]);
+    const [line, ...more] = example.ledger() as Record<string, unknown>[];
+    expect(more).toStrictEqual([]);
+    expect(line).toMatchObject({ toolName: 'terminal', decision: null, by: null, attempted: { decision: 'deny', by: 'person', reason: 'not now' } });
+    expect(line?.status).toMatch(/^failed: .+/);
+    expect(example.stderr).toContain('the decision on terminal failed: ');
+    expect(example.stderr).not.toMatch(/^\s+at /m);
   });
 
   it('takes no line typed before a card appeared as its answer', async () => {

@@ -335,11 +335,13 @@ interface Gated {
   choice?: Choice;
   result?: ConfirmResult;
   decided?: LoopEventOf<'tool-decision'>;
+  /** Why this example's decision could not be sent, or its answer is not known (the server's error, the connection's). */
+  failure?: string;
   written?: true;
 }
 
 /** The ledger's account of a decision: the one that stood, and this example's as `attempted` when it did not. */
-function outcome({ choice, result, decided }: Gated): Pick<LedgerEntry, 'decision' | 'by' | 'source' | 'reason' | 'editedArguments' | 'status' | 'attempted'> {
+function outcome({ choice, result, decided, failure }: Gated): Pick<LedgerEntry, 'decision' | 'by' | 'source' | 'reason' | 'editedArguments' | 'status' | 'attempted'> {
   // Taken, and applied as given: an allow a deny rule refuses after all is taken ("resolved") as a deny.
   if (choice !== undefined && result?.status === 'resolved' && result.decision === choice.decision) return { ...choice, status: result.status };
   const attempted = choice === undefined ? {} : { attempted: choice };
@@ -355,6 +357,8 @@ function outcome({ choice, result, decided }: Gated): Pick<LedgerEntry, 'decisio
       ...attempted,
     };
   }
+  // Refused, or its connection gone before the answer (it may have been applied: then the run's events say so).
+  if (failure !== undefined) return { decision: null, by: null, status: `failed: ${failure}`, ...attempted };
   if (result?.status === 'already-decided' || result?.status === 'resolved') return { decision: result.decision, by: 'elsewhere', status: result.status, ...attempted };
   return { decision: null, by: null, status: result?.status ?? 'run-ended', ...attempted };
 }
@@ -371,7 +375,7 @@ try {
   const sessionId = values.session ?? `example_${Date.now()}`;
   // A question whose decision could not be sent ends the example: following the run stops, and the error is said.
   const following = new AbortController();
-  let failed: { error: unknown } | undefined;
+  let failed: { error: unknown; call?: LoopEventOf<'tool-start'> } | undefined;
   const run = airlock.startRun({ sessionId, message, signal: following.signal });
   const modelText = modelTextWriter(process.stderr);
   const gated = new Map<string, Gated>();
@@ -397,7 +401,16 @@ try {
       choice.decision === 'allow'
         ? { sessionId, approvalId: call.approvalId, decision: 'allow' }
         : { sessionId, approvalId: call.approvalId, decision: 'deny', reason: choice.reason };
-    entry.result = await airlock.decide(input);
+    try {
+      entry.result = await airlock.decide(input);
+    } catch (error) {
+      // Logged as it stands: this example's decision, not taken (or not known to be); then the example ends.
+      entry.failure = error instanceof Error ? error.message : String(error);
+      settle(entry, true);
+      failed ??= { error, call };
+      following.abort();
+      return;
+    }
     settle(entry);
   };
   // The run's events are read as they come, and its calls asked about one at a time, in order: a decision made in
@@ -434,8 +447,12 @@ try {
     });
   }
   await questions;
-  if (failed !== undefined) throw failed.error;
-  for (const entry of gated.values()) settle(entry, true);
+  if (failed?.call !== undefined) {
+    // Said on one line; the ledger has the decision and why it failed. The calls after it were not decided here.
+    console.error(`the decision on ${visible(failed.call.toolName)} failed: ${shown(failed.error instanceof Error ? failed.error.message : String(failed.error))}`);
+    process.exitCode = 1;
+  } else if (failed !== undefined) throw failed.error;
+  else for (const entry of gated.values()) settle(entry, true);
 } catch (error) {
   // The server refused the token, or could not be reached: said on one line, not as a stack trace.
   if (airlock.state !== 'rejected' && airlock.state !== 'unreachable') throw error;
