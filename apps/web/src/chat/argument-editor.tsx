@@ -70,7 +70,12 @@ export function ArgumentEditor({ toolName, schema, declared, proposed, busy, ser
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
   // Opened from the card's Edit button or its `e` key: typing goes straight into the first argument.
-  useEffect(() => form.current?.querySelector<HTMLElement>('input, textarea, select')?.focus(), []);
+  // Opened by the person, the editor takes the focus; opened with a kept edit as the card shows (or as the tool list
+  // answers), it takes none: the person may be typing in the message box, and the rest would change what runs.
+  const [openedWithDraft] = useState(draft !== undefined);
+  useEffect(() => {
+    if (!openedWithDraft) form.current?.querySelector<HTMLElement>('input, textarea, select')?.focus();
+  }, [openedWithDraft]);
 
   const read = useMemo(() => {
     if (mode === 'form' && fields !== null) {

@@ -60,8 +60,13 @@ export function DecisionControls({
   decidedWhere = 'perhaps in another tab',
 }: DecisionControlsProps) {
   const [reasonOpen, setReasonOpen] = useState(reasonDraft !== '');
+  // Opened by the person (its button, the card's r), the reason box takes the focus; open as the card shows with a
+  // kept reason, it takes none: the person may be typing in the message box, and Enter there would deny the call.
+  const [reasonAsked, setReasonAsked] = useState(false);
   useEffect(() => {
-    if (reasonRequest > 0) setReasonOpen(true);
+    if (reasonRequest === 0) return;
+    setReasonAsked(true);
+    setReasonOpen(true);
   }, [reasonRequest]);
   const [reason, setReason] = useState(reasonDraft);
   const [always, setAlways] = useState<AlwaysChoice>(CHAT_SCOPE);
@@ -117,7 +122,10 @@ export function DecisionControls({
           disabled={busy}
           aria-expanded={reasonOpen}
           aria-controls={reasonId}
-          onClick={() => setReasonOpen(!reasonOpen)}
+          onClick={() => {
+            setReasonAsked(true);
+            setReasonOpen(!reasonOpen);
+          }}
         >
           Deny with reason…
         </button>
@@ -143,7 +151,7 @@ export function DecisionControls({
                 setReason(event.target.value);
                 onReasonChange?.(event.target.value);
               }}
-              autoFocus
+              autoFocus={reasonAsked}
             />
           </label>
           <button type="submit" className="btn btn-deny" disabled={busy}>

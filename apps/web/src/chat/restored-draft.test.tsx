@@ -66,6 +66,43 @@ describe('a draft restored on a waiting card', () => {
     expect(screen.getByRole('button', { name: 'Allow terminal' }).hasAttribute('disabled')).toBe(false);
   });
 
+  // Found in review: a card shown with a kept reason opened its reason box focused, and a kept edit put the focus in
+  // the editor's first field, also when the tool list answered later: what the person was typing in the message box
+  // went there, and its Enter denied the call with the message as the reason.
+  it('takes no focus from the message box as it opens with a kept reason or edit, or puts an edit back later', () => {
+    const messageBox = document.body.appendChild(document.createElement('textarea'));
+    messageBox.focus();
+    const focused: string[] = [];
+    const where = () => (document.activeElement === messageBox ? 'message box' : (document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName ?? 'none'));
+
+    new WaitingDrafts(window.sessionStorage).save('apv_1', { reason: 'not this one' }, null);
+    render(<Card call={ls} schema={terminalSchema} />);
+    focused.push(where());
+    cleanup();
+
+    new WaitingDrafts(window.sessionStorage).save('apv_1', formEdit, null);
+    render(<Card call={ls} schema={terminalSchema} />);
+    focused.push(where());
+    cleanup();
+
+    const saved: WaitingDraft = { edit: { mode: 'form', fieldsFrom: { command: 'ls' }, values: [['command', 'rm -rf ~']] } };
+    new WaitingDrafts(window.sessionStorage).save('apv_1', saved, null);
+    const { rerender } = render(<Card call={ls} schema={undefined} />);
+    rerender(<Card call={ls} schema={terminalSchema} />);
+    focused.push(where());
+    cleanup();
+    window.sessionStorage.clear();
+
+    // Opened by the person, the reason box and the editor take the focus.
+    render(<Card call={ls} schema={terminalSchema} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Deny with reason…' }));
+    focused.push(where() === 'INPUT' ? 'reason box' : where());
+    fireEvent.click(screen.getByRole('button', { name: 'Edit arguments of terminal' }));
+    focused.push(document.activeElement === within(editor('terminal')).getByRole('textbox', { name: /^command/ }) ? 'editor' : where());
+    messageBox.remove();
+    expect(focused).toStrictEqual(['message box', 'message box', 'message box', 'reason box', 'editor']);
+  });
+
   it('no longer names a deny reason once it is emptied', () => {
     new WaitingDrafts(window.sessionStorage).save('apv_1', { reason: 'not this one' }, null);
     render(<Card call={ls} schema={terminalSchema} />);
