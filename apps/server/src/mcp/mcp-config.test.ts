@@ -57,6 +57,19 @@ describe('parseMcpConfig', () => {
     expect(problem({ mcpServers: { files: { command: 'x', env: { 'BAD NAME': 'v' } } } })).toMatchObject({ field: 'mcpServers.files.env.BAD NAME', server: 'files' });
   });
 
+  test('refuses a "type" the server’s "command" or "url" contradicts, rather than reading the server by the other', () => {
+    expect(problem({ mcpServers: { remote: { type: 'stdio', url: 'https://mcp.example.test/mcp' } } })).toStrictEqual({
+      field: 'mcpServers.remote.type',
+      server: 'remote',
+      message: expect.stringContaining('"type" is "stdio", a local server, but the server gives a "url"'),
+    });
+    expect(problem({ mcpServers: { local: { type: 'streamable-http', command: 'mcp-server' } } })).toMatchObject({
+      field: 'mcpServers.local.type',
+      message: expect.stringContaining('"type" is "streamable-http", a remote server, but the server gives a "command"'),
+    });
+    expect(problem({ mcpServers: { off: { type: 'http', command: 'mcp-server', disabled: true } } })).toMatchObject({ field: 'mcpServers.off.type' });
+  });
+
   test('rejects server names outside [A-Za-z0-9_-], too long, or reaching the prototype', () => {
     expect(problem({ mcpServers: { 'my server': { command: 'x' } } })).toMatchObject({ field: 'mcpServers.my server', server: 'my server' });
     expect(problem({ mcpServers: { ['a'.repeat(33)]: { command: 'x' } } })).toMatchObject({ server: 'a'.repeat(33) });

@@ -150,6 +150,7 @@ function parseServer(source: string, name: string, entry: Record<string, unknown
     if (Object.hasOwn(entry, 'command')) throw new McpConfigError(source, path.join('.'), 'give either "command" or "url", not both', name);
     const parsed = httpSchema.safeParse(entry);
     if (!parsed.success) throw fromZod(source, parsed.error, path, name);
+    if (parsed.data.type === 'stdio') throw contradictedType(source, name, parsed.data.type, 'url');
     if (parsed.data.disabled === true) return undefined;
     if (parsed.data.type === 'sse') throw legacySse(source, name);
     return { transport: 'http', url: parsed.data.url, headers: parsed.data.headers };
@@ -157,10 +158,17 @@ function parseServer(source: string, name: string, entry: Record<string, unknown
   if (!Object.hasOwn(entry, 'command')) throw new McpConfigError(source, path.join('.'), 'expected "command" (a local server) or "url" (a remote one)', name);
   const parsed = stdioSchema.safeParse(entry);
   if (!parsed.success) throw fromZod(source, parsed.error, path, name);
+  if (parsed.data.type !== undefined && parsed.data.type !== 'stdio' && parsed.data.type !== 'sse') throw contradictedType(source, name, parsed.data.type, 'command');
   if (parsed.data.disabled === true) return undefined;
   if (parsed.data.type === 'sse') throw legacySse(source, name);
   const { command, args, env, cwd } = parsed.data;
   return { transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }) };
+}
+
+/** A `type` the entry's `command` or `url` contradicts: read by the one, the server would not be the other the person wrote. */
+function contradictedType(source: string, name: string, type: string, given: 'command' | 'url'): McpConfigError {
+  const kind = type === 'stdio' ? 'a local server' : 'a remote server';
+  return new McpConfigError(source, ['mcpServers', name, 'type'].join('.'), `"type" is "${type}", ${kind}, but the server gives a "${given}"`, name);
 }
 
 function legacySse(source: string, name: string): McpConfigError {
