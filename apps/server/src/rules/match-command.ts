@@ -1,4 +1,4 @@
-import { longOptionNamed, type ReachableWords } from './command-wrappers';
+import { innerCommands, longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
@@ -577,12 +577,33 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // `rust-toolchain.toml` names by its path, or the `build.rustc` of a `.cargo/config.toml`.
   // `git status` runs a populated submodule's `core.fsmonitor`, which a call may have written into `.git/modules/…`;
   // `go build` what a go env file in the workspace sets, `kubectl get` a kubeconfig's credential plugin.
+  // Behind a wrapper or a runner too: an exact rule for `timeout 60 cargo build` names the wrapper's words, not what
+  // the `.cargo/config.toml` a call wrote has cargo run (git's look reads git named anywhere in the words already).
   return (
-    !pythonModuleMayBeLocal(command, line) &&
-    !rustProjectMayNameProgram(command, line) &&
     !submoduleConfigMayRun(command, line) &&
-    configFileMayRun(command, line) === undefined
+    commandsRun(command).every((run) => !pythonModuleMayBeLocal(run, line) && !rustProjectMayNameProgram(run, line) && configFileMayRun(run, line) === undefined)
   );
+}
+
+/** At most this many commands, the call's own among them, are judged by the files they read (`nice nice … go build`). */
+const MAX_COMMANDS_RUN = 16;
+
+/**
+ * The command and those its wrappers and runners run, each the words that end it (`timeout 60 cargo build` →
+ * `cargo build`, `uv run python3 -m x` → `python3 -m x`), as the deny side finds them (`innerCommands`).
+ */
+function commandsRun(command: SimpleCommand): SimpleCommand[] {
+  const found = [command];
+  for (let index = 0; index < found.length && found.length < MAX_COMMANDS_RUN; index += 1) {
+    const words = found[index]!.words;
+    for (const inner of innerCommands(words.map((word) => (word.kind === 'literal' ? word.value : undefined))).words) {
+      const at = words.length - inner.length;
+      const first = words[at];
+      if (at <= 0 || first?.kind !== 'literal' || first.value !== inner[0] || found.length >= MAX_COMMANDS_RUN) continue;
+      found.push({ ...command, words: words.slice(at) });
+    }
+  }
+  return found;
 }
 
 /**

@@ -387,6 +387,16 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     writeFileSync(path.join(workspace, file), text);
   };
 
+  it('behind a wrapper or a runner too: an exact rule for timeout 60 cargo build names the wrapper, not what the config runs', async () => {
+    const calls = ['timeout 60 cargo build', 'nice -n 5 yarn why lodash', 'time python3 -m pip --version', 'uv run cargo build', 'timeout 5 nice cargo build'];
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    for (const command of calls) expect(await ruled(command), command).toBe('allow');
+    write('.cargo/config.toml', '[build]\nrustc-wrapper = "./evil.sh"\n');
+    write('.yarnrc.yml', 'yarnPath: ./evil.cjs\n');
+    write('pip/__main__.py', 'import os\n');
+    for (const command of calls) expect(await ruled(command), command).toBe('ask');
+  });
+
   it("a Mercurial repository's .hg/hgrc with a hook, an extension or a tool, here or above: hg runs it at its command, hg status too", async () => {
     // hg 6.3 ran `[hooks] pre-status = touch PWNED` of a .hg/hgrc a call wrote, under a rule for hg status.
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix('hg status'), prefix('hg log'), prefix('hg -R sub status', { exact: true }), prefix('chg status'), prefix('cd')], context)).decision;
