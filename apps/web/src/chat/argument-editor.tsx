@@ -33,8 +33,8 @@ export interface ArgumentEditorProps {
   /** What an "Always allow" of the edited call would cover, in words. */
   alwaysScope: string;
   /**
-   * The tick that asks for it, in words: "the edited call", or, for a tool whose grants cover any call (read_file, an
-   * MCP server's tool), any call of it, the proposal edited away from too. Default "Also always allow the edited call.".
+   * The tick that asks for it, in words: "the edited call", or, for a tool whose grants cover any call (read_file,
+   * list_directory), any call of it, the proposal edited away from too. Default "Also always allow the edited call.".
    */
   alwaysLabel?: string;
   onAllow: (args: Args, always: boolean) => void;

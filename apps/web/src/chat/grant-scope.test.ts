@@ -20,12 +20,14 @@ describe('editedGrantLabel', () => {
   // made covered any call, so the proposal the person had edited away from then ran unasked.
   it('says the tick in the editor covers any call of a tool whose grants are not for exact arguments', () => {
     expect(editedGrantLabel('read_file', plain)).toBe('Also always allow any read_file call in this chat, not only the edited one.');
-    expect(editedGrantLabel('docs__deploy', { ...plain, readOnly: false, destructive: true })).toBe('Also always allow any docs__deploy call in this chat, not only the edited one.');
+    expect(editedGrantLabel('list_directory', plain)).toBe('Also always allow any list_directory call in this chat, not only the edited one.');
   });
 
   it('says the tick covers the edited call of a tool whose grants are for exact arguments, or one not known', () => {
     expect(editedGrantLabel('terminal', { ...plain, executesCode: true, exactGrants: true })).toBe('Also always allow the edited call.');
     expect(editedGrantLabel('write_file', { ...plain, exactGrants: true })).toBe('Also always allow the edited call.');
+    // The server grants an MCP server's tool for exact arguments, whatever its hints claim.
+    expect(editedGrantLabel('docs__deploy', { ...plain, readOnly: false, destructive: true, exactGrants: true })).toBe('Also always allow the edited call.');
     expect(editedGrantLabel('gone__tool', undefined)).toBe('Also always allow the edited call.');
   });
 });

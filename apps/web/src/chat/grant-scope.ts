@@ -13,8 +13,8 @@ export function grantScope(toolName: string, annotations: ToolAnnotations | unde
 
 /**
  * Whether an "Always allow" of this tool covers any call of it in the chat, not only the arguments it was given for
- * (a tool that runs no code, writes no file and fetches nothing, such as read_file or an MCP server's): then so does
- * one ticked in the editor, the model's proposal the person edited away from too. Unknown annotations: false, as the
+ * (a tool that runs no code, writes no file and fetches nothing, such as read_file; an MCP server's tools are granted
+ * for exact arguments): then so does one ticked in the editor, the model's proposal the person edited away from too. Unknown annotations: false, as the
  * server grants a tool it does not know only for exact arguments.
  */
 export function grantsAnyCall(annotations: ToolAnnotations | undefined): boolean {
