@@ -49,7 +49,7 @@ import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
 import { turnedOffTools } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
-import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
+import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredGrant, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 import { encodeSessionCursor } from './session-cursor';
 import { titleMatches } from './session-search';
 import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
@@ -1386,8 +1386,17 @@ export class ChatService {
           return;
         }
         if (!this.sessions.has(message.sessionId) || this.registry.listGrants(message.sessionId).some((grant) => grant.grantId === message.grantId)) return;
-        const grant = await this.options.cluster?.getGrant(message.grantId);
-        if (grant) this.registry.restoreGrant(grant);
+        // A revoke heard while the grant is read may have been committed after the read: the grant read is not put
+        // in force then (it would stay here, revoked, and release the chat's waiting calls).
+        const changed = new Set<string>();
+        this.grantChanges.add(changed);
+        let grant: StoredGrant | undefined;
+        try {
+          grant = await this.options.cluster?.getGrant(message.grantId);
+        } finally {
+          this.grantChanges.delete(changed);
+        }
+        if (grant && !changed.has(grant.grantId)) this.registry.restoreGrant(grant);
         return;
       }
       case 'session':
