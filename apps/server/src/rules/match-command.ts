@@ -581,26 +581,30 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // the `.cargo/config.toml` a call wrote has cargo run (git's look reads git named anywhere in the words already).
   return (
     !submoduleConfigMayRun(command, line) &&
-    commandsRun(command).every((run) => !pythonModuleMayBeLocal(run, line) && !rustProjectMayNameProgram(run, line) && configFileMayRun(run, line) === undefined)
+    (commandsRun(command)?.every((run) => !pythonModuleMayBeLocal(run, line) && !rustProjectMayNameProgram(run, line) && configFileMayRun(run, line) === undefined) ?? false)
   );
 }
 
-/** At most this many commands, the call's own among them, are judged by the files they read (`nice nice … go build`). */
+/** At most this many commands, the call's own among them, are judged by the files they read: past it, none is allowed. */
 const MAX_COMMANDS_RUN = 16;
 
 /**
  * The command and those its wrappers and runners run, each the words that end it (`timeout 60 cargo build` →
- * `cargo build`, `uv run python3 -m x` → `python3 -m x`), as the deny side finds them (`innerCommands`).
+ * `cargo build`, `uv run python3 -m x` → `python3 -m x`), as the deny side finds them (`innerCommands`); undefined
+ * when there are more than `MAX_COMMANDS_RUN` (`nice nice … go build`), so that none goes unjudged.
  */
-function commandsRun(command: SimpleCommand): SimpleCommand[] {
+function commandsRun(command: SimpleCommand): SimpleCommand[] | undefined {
   const found = [command];
-  for (let index = 0; index < found.length && found.length < MAX_COMMANDS_RUN; index += 1) {
+  const starts = new Set([0]);
+  for (let index = 0; index < found.length; index += 1) {
     const words = found[index]!.words;
     for (const inner of innerCommands(words.map((word) => (word.kind === 'literal' ? word.value : undefined))).words) {
-      const at = words.length - inner.length;
-      const first = words[at];
-      if (at <= 0 || first?.kind !== 'literal' || first.value !== inner[0] || found.length >= MAX_COMMANDS_RUN) continue;
-      found.push({ ...command, words: words.slice(at) });
+      const at = command.words.length - inner.length;
+      const first = command.words[at];
+      if (at <= 0 || starts.has(at) || first?.kind !== 'literal' || first.value !== inner[0]) continue;
+      if (found.length === MAX_COMMANDS_RUN) return undefined;
+      starts.add(at);
+      found.push({ ...command, words: command.words.slice(at) });
     }
   }
   return found;

@@ -397,6 +397,16 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     for (const command of calls) expect(await ruled(command), command).toBe('ask');
   });
 
+  it('behind more wrappers than are judged one by one: asked, never allowed unjudged', async () => {
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    expect(await ruled(`${'nice '.repeat(14)}cargo build`)).toBe('allow');
+    write('.cargo/config.toml', '[build]\nrustc-wrapper = "./evil.sh"\n');
+    expect(await ruled(`${'nice '.repeat(14)}cargo build`)).toBe('ask');
+    expect(await ruled(`${'nice '.repeat(40)}cargo build`)).toBe('ask');
+    rmSync(path.join(workspace, '.cargo'), { recursive: true });
+    expect(await ruled(`${'nice '.repeat(40)}cargo build`)).toBe('ask');
+  });
+
   it("a Mercurial repository's .hg/hgrc with a hook, an extension or a tool, here or above: hg runs it at its command, hg status too", async () => {
     // hg 6.3 ran `[hooks] pre-status = touch PWNED` of a .hg/hgrc a call wrote, under a rule for hg status.
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix('hg status'), prefix('hg log'), prefix('hg -R sub status', { exact: true }), prefix('chg status'), prefix('cd')], context)).decision;
