@@ -27,7 +27,9 @@ const toolCallDeltaSchema = z.object({
   function: z
     .object({
       name: z.string().nullish(),
-      arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+      // An object is kept as the server sent it, not rebuilt: a record schema copies it key by key, and a key
+      // `__proto__` copied so is dropped unseen, where the loop refuses the call that holds it (parseToolArguments).
+      arguments: z.union([z.string(), z.custom<Record<string, unknown>>(isPlainObject, 'expected a string or an object')]).nullish(),
     })
     .nullish(),
 });

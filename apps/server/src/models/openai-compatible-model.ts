@@ -1,4 +1,4 @@
-import { ConcurrencyLimit, isPlainObject, ModelError, parseUntrustedJson, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ConcurrencyLimit, isPlainObject, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
@@ -251,10 +251,15 @@ function bounded(text: string): string {
   return text.length <= 100 ? text : `${text.slice(0, 100)}…`;
 }
 
-/** The body of a whole completion; JSON.parse may also fail with a RangeError (nested too deeply), which is no stream break. */
+/**
+ * The body of a whole completion, read as a streamed chunk is: JSON.parse keeps a key that could reach a prototype as
+ * the object's own, so the loop refuses a call whose arguments hold one, named (parseToolArguments); dropped here, the
+ * call was put up and ran without it, unseen. JSON.parse may also fail with a RangeError (nested too deeply), which
+ * is no stream break.
+ */
 function parseCompletion(text: string): unknown {
   try {
-    return parseUntrustedJson(text);
+    return JSON.parse(text) as unknown;
   } catch {
     throw new MalformedChunkError('the answer, sent whole instead of streamed, is not valid JSON');
   }
