@@ -84,14 +84,18 @@ export function toolJsonSchema(tool: AnyTool): JsonSchema {
 }
 
 /**
- * A fingerprint of what a person approved when granting a tool: its description and schema.
- * A grant stops covering the tool when this changes (an MCP server can rewrite a tool at any time).
+ * A fingerprint of what a person approved when granting a tool: its source, description, schema and hints, and for an
+ * MCP tool its name on its server. A grant stops covering the tool when this changes (an MCP server can rewrite a
+ * tool at any time).
  */
 export function toolVersion(tool: AnyTool): string {
   let version = versionCache.get(tool);
   if (version === undefined) {
-    // The hints count too: the card shows them (read-only, destructive…), so an allow was given for them.
-    version = JSON.stringify([tool.source ?? 'builtin', tool.description, toolJsonSchema(tool), tool.annotations ?? {}]);
+    // The hints count too: the card shows them (read-only, destructive…), so an allow was given for them. So does the
+    // server's own name: two of its tools can be offered under one name (`a.b` and `a_b_<hash>`), the first listed
+    // keeping it, and a tool-list change can hand the name to the other, alike in all the rest.
+    const remote = tool.remoteName === undefined ? [] : [tool.remoteName];
+    version = JSON.stringify([tool.source ?? 'builtin', tool.description, toolJsonSchema(tool), tool.annotations ?? {}, ...remote]);
     versionCache.set(tool, version);
   }
   return version;
