@@ -2,7 +2,7 @@
 import { Buffer } from 'node:buffer';
 import { commandBaseName, isDynamicLoader, SETARCH_LINKS, SHELLS, type FollowedWrapper } from '@airlock/api/rules/commands';
 import { gitAliasCommands } from './git-arguments';
-import { runnerCommandLines, runnerPrograms } from './program-runners';
+import { runnerCommandLines, runnerPrograms, runnerRunsElsewhere } from './program-runners';
 
 /** A command's words as deny rules see them: the value where known, undefined where the shell computes it. */
 export type ReachableWords = readonly (string | undefined)[];
@@ -21,6 +21,15 @@ interface Options {
   assignments?: boolean;
   /** A lone `-` is an option too (`su - root`). */
   loneDash?: boolean;
+  /** Options naming the folder the wrapped command runs in, the last given counting (`env -C sub cmd`). */
+  folderOptions?: readonly string[];
+  /**
+   * Options after which the wrapped command runs in a folder its words do not name (a new root, a login's home):
+   * `elsewhere` lists them; `elsewhereUnless`, when given, makes it run there unless one of those is given
+   * (`chroot` always; `systemd-run` but as a scope or given its folder).
+   */
+  elsewhereOptions?: readonly string[];
+  elsewhereUnless?: readonly string[];
 }
 
 /** Keyed by the names of `FOLLOWED_WRAPPERS`, which allow rules take as exact-only: a wrapper listed here alone does not type-check. */
@@ -28,9 +37,11 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['sudo', {
     // `-h` alone is help, but `-h host` names a host: taken as a value, to find the command after it.
     valueOptions: ['-a', '-C', '-c', '-D', '-g', '-h', '-p', '-R', '-r', '-T', '-t', '-U', '-u', '--chdir', '--chroot', '--close-from', '--command-timeout', '--group', '--host', '--login-class', '--other-user', '--prompt', '--role', '--type', '--user'],
+    folderOptions: ['-D', '--chdir'],
+    elsewhereOptions: ['-i', '--login', '-R', '--chroot'],
   }],
   ['doas', { valueOptions: ['-u', '-C'] }],
-  ['env', { valueOptions: ['-u', '-C', '-P', '--unset', '--chdir'], assignments: true, commandLineOptions: ['-S', '--split-string'] }],
+  ['env', { valueOptions: ['-u', '-C', '-P', '--unset', '--chdir'], assignments: true, commandLineOptions: ['-S', '--split-string'], folderOptions: ['-C', '--chdir'] }],
   ['nice', { valueOptions: ['-n', '--adjustment'] }],
   ['ionice', { valueOptions: ['-c', '-n', '-p', '-P', '-u', '--class', '--classdata', '--pid', '--pgid', '--uid'] }],
   ['nohup', {}],
@@ -41,7 +52,7 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['time', { valueOptions: ['-f', '-o', '--format', '--output'] }],
   ['stdbuf', { valueOptions: ['-i', '-o', '-e', '--input', '--output', '--error'] }],
   ['timeout', { valueOptions: ['-s', '-k', '--signal', '--kill-after'], positionals: 1 }],
-  ['chroot', { valueOptions: ['--userspec', '--groups'], positionals: 1 }],
+  ['chroot', { valueOptions: ['--userspec', '--groups'], positionals: 1, elsewhereUnless: [] }],
   ['taskset', { positionals: 1 }],
   ['flock', { valueOptions: ['-w', '-E', '--timeout', '--wait', '--conflict-exit-code'], commandLineOptions: ['-c', '--command'], positionals: 1 }],
   ['xargs', {
@@ -51,10 +62,16 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['nsenter', {
     valueOptions: ['-t', '-S', '-G', '--target', '--setuid', '--setgid'],
     attachedValueOptions: ['-m', '-u', '-i', '-n', '-p', '-U', '-C', '-T', '-r', '-w'],
+    // `-w` and `--wd` alone: the target's folder.
+    folderOptions: ['-w', '--wd'],
+    elsewhereOptions: ['-r', '--root'],
   }],
   ['unshare', {
     valueOptions: ['-R', '-w', '-S', '-G', '--root', '--wd', '--setuid', '--setgid', '--map-user', '--map-group', '--map-users', '--map-groups', '--propagation', '--monotonic', '--boottime', '--load-interp'],
     attachedValueOptions: ['-m', '-u', '-i', '-n', '-p', '-U', '-C', '-T'],
+    folderOptions: ['-w', '--wd'],
+    // A new root: `/` of it unless `-w` names one there.
+    elsewhereOptions: ['-R', '--root'],
   }],
   ['strace', { valueOptions: ['-a', '-b', '-e', '-E', '-I', '-o', '-O', '-p', '-P', '-s', '-S', '-u', '-X', '--output', '--user', '--env', '--attach', '--string-limit', '--trace-path', '--columns'] }],
   ['ltrace', { valueOptions: ['-a', '-A', '-D', '-e', '-F', '-l', '-n', '-o', '-p', '-s', '-u', '-x', '--output', '--library'] }],
@@ -71,6 +88,9 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['xvfb-run', { valueOptions: ['-e', '-f', '-n', '-p', '-s', '-w', '--error-file', '--auth-file', '--server-num', '--xauth-protocol', '--server-args', '--wait'] }],
   ['systemd-run', {
     valueOptions: ['-p', '--property', '-u', '--unit', '-E', '--setenv', '-M', '--machine', '-H', '--host', '--description', '--slice', '--working-directory', '--uid', '--gid', '--nice', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar', '--timer-property', '--path-property', '--socket-property', '--service-type'],
+    folderOptions: ['--working-directory'],
+    // A service starts in `/`, or the user's home folder under `--user`; a scope where it was started.
+    elsewhereUnless: ['--scope', '-d', '--same-dir', '--working-directory'],
   }],
   ['cgexec', { valueOptions: ['-g'] }],
   ['numactl', { valueOptions: ['-i', '-N', '-m', '-C', '-p', '--interleave', '--cpunodebind', '--membind', '--physcpubind', '--preferred'] }],
@@ -97,7 +117,7 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
     attachedValueOptions: ['-a', '-d', '-m', '-p'],
   }],
   // runit's and daemontools' process-state tools: `chpst -u user cmd`, `envdir dir cmd`, `setuidgid user cmd`.
-  ['chpst', { valueOptions: ['-u', '-U', '-b', '-e', '-/', '-C', '-n', '-l', '-L', '-m', '-d', '-o', '-p', '-f', '-c', '-r', '-t'] }],
+  ['chpst', { valueOptions: ['-u', '-U', '-b', '-e', '-/', '-C', '-n', '-l', '-L', '-m', '-d', '-o', '-p', '-f', '-c', '-r', '-t'], folderOptions: ['-C'], elsewhereOptions: ['-/'] }],
   ['softlimit', { valueOptions: ['-a', '-c', '-d', '-f', '-l', '-m', '-o', '-p', '-r', '-s', '-t'] }],
   ['envdir', { positionals: 1 }],
   ['envuidgid', { positionals: 1 }],
@@ -127,7 +147,8 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['ccache', { valueOptions: ['-d', '--dir', '-F', '--max-files', '-M', '--max-size', '-o', '--set-config', '-k', '--get-config', '-X', '--recompress'] }],
   ['sccache', {}],
   ['systemd-inhibit', { valueOptions: ['--what', '--who', '--why', '--mode'] }],
-  ['run0', { valueOptions: ['-u', '--user', '-g', '--group', '-D', '--chdir', '--nice', '--setenv', '--property', '--description', '--slice', '--unit', '--machine', '--background'] }],
+  // Another user than root starts in that user's home folder.
+  ['run0', { valueOptions: ['-u', '--user', '-g', '--group', '-D', '--chdir', '--nice', '--setenv', '--property', '--description', '--slice', '--unit', '--machine', '--background'], folderOptions: ['-D', '--chdir'], elsewhereOptions: ['-u', '--user'] }],
   // busybox and toybox run the applet named next: `toybox rm -rf x`.
   ['toybox', {}],
   ['eatmydata', {}],
@@ -135,8 +156,12 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   // `entr -s` hands its operand to a shell: the command is that one word, which the deny side reads as a line too.
   ['entr', {}],
   ['dbus-launch', { valueOptions: ['--autolaunch', '--config-file'] }],
-  ['firejail', {}],
-  ['proot', { valueOptions: ['-r', '-b', '-m', '-w', '-k', '-q', '-R', '-S', '--rootfs', '--bind', '--mount', '--cwd', '--kernel-release', '--qemu'] }],
+  ['firejail', { folderOptions: ['--private-cwd'], elsewhereOptions: ['--chroot'] }],
+  ['proot', {
+    valueOptions: ['-r', '-b', '-m', '-w', '-k', '-q', '-R', '-S', '--rootfs', '--bind', '--mount', '--cwd', '--pwd', '--kernel-release', '--qemu'],
+    folderOptions: ['-w', '--cwd', '--pwd'],
+    elsewhereOptions: ['-r', '-R', '-S', '--rootfs'],
+  }],
   // `cross-env A=1 B=2 cmd`; `env-cmd -f .env -e prod cmd` (its `--use-shell` hands the command to a shell: not plain).
   ['cross-env', { assignments: true }],
   ['env-cmd', { valueOptions: ['-f', '--file', '-r', '--rc-file', '-e', '--environments'] }],
@@ -456,13 +481,52 @@ function hyperfine(args: ReachableWords, found: InnerCommands): void {
   }
 }
 
+/** An option as a wrapper was given it: as written (a long one before its `=`), and its value (undefined: none, or computed). */
+interface GivenOption {
+  written: string;
+  value: string | undefined;
+}
+
+/**
+ * Where the command a wrapper or runner wraps runs, as `words` say: `here`, where the wrapper runs; `named`, the folder
+ * its words name, relative to there (`env -C sub`, `sudo --chdir=sub`, `cmake -E chdir sub`); `elsewhere`, a folder
+ * its words do not name, or one the shell computes (`sudo -i`, `chroot root`, a service of `systemd-run`, `unshare -R`,
+ * `find -execdir`, each package of `pnpm recursive exec` or `yarn workspaces foreach`, a runner's option that may
+ * name one: `uv --directory x run`, `pnpm -C x exec`).
+ */
+export type WrappedFolder = { kind: 'here' } | { kind: 'named'; folder: string } | { kind: 'elsewhere' };
+
+export function wrappedFolder(words: ReachableWords): WrappedFolder {
+  const first = words[0];
+  if (first === undefined) return { kind: 'elsewhere' };
+  const name = commandBaseName(first);
+  const args = words.slice(1);
+  if (name === 'cmake') {
+    if (args[0] !== '-E' || args[1] !== 'chdir') return { kind: 'here' };
+    return args[2] === undefined ? { kind: 'elsewhere' } : { kind: 'named', folder: args[2] };
+  }
+  if (name === 'find') return args.some((word) => word === '-execdir' || word === '-okdir') ? { kind: 'elsewhere' } : { kind: 'here' };
+  if (runnerRunsElsewhere(words)) return { kind: 'elsewhere' };
+  const spec = (WRAPPERS as ReadonlyMap<string, Options>).get(name);
+  if (spec === undefined) return { kind: 'here' };
+  const { given } = skipOptions(args, spec, { words: [], commandLines: [] });
+  // GNU getopt takes a start of a long option's name for it: a start of one of these counts as it.
+  const isOne = (written: string, options: readonly string[] = []) => options.includes(written) || (written.startsWith('--') && written.length > 2 && options.some((option) => option.startsWith(written)));
+  if (given.some(({ written }) => isOne(written, spec.elsewhereOptions))) return { kind: 'elsewhere' };
+  if (spec.elsewhereUnless !== undefined && !given.some(({ written }) => isOne(written, spec.elsewhereUnless))) return { kind: 'elsewhere' };
+  const folder = given.findLast(({ written }) => isOne(written, spec.folderOptions));
+  if (folder === undefined) return { kind: 'here' };
+  return folder.value === undefined ? { kind: 'elsewhere' } : { kind: 'named', folder: folder.value };
+}
+
 /**
  * Where the wrapped command starts in `args`, past the wrapper's options, `--`, assignments and positionals;
  * and the options seen (`-x` for each letter of a group, `--name` for a long one). Command lines given to
  * options go to `found`. `from`: where in `args` to start.
  */
-function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands, from = 0): { index: number; options: Set<string> } {
+function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands, from = 0): { index: number; options: Set<string>; given: GivenOption[] } {
   const options = new Set<string>();
+  const given: GivenOption[] = [];
   let positionals = spec.positionals ?? 0;
   let optionsEnded = false;
   let index = from;
@@ -480,11 +544,11 @@ function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands, 
         continue;
       }
       if (word.startsWith('--')) {
-        index += longOption(word, args[index + 1], spec, options, found);
+        index += longOption(word, args[index + 1], spec, options, found, given);
         continue;
       }
       if (word.startsWith('-') && word.length > 1) {
-        index += shortOptions(word, args[index + 1], spec, options, found);
+        index += shortOptions(word, args[index + 1], spec, options, found, given);
         continue;
       }
     }
@@ -499,25 +563,29 @@ function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands, 
     }
     break;
   }
-  return { index, options };
+  return { index, options, given };
 }
 
 /**
  * How many words `--name`, `--name=value` or `--name value` takes. GNU getopt takes any unambiguous start of a long
  * option for it (`nice --adj 5`, `env --split-str=…`): a start of exactly one of the options with a value is read as it.
  */
-function longOption(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands): number {
+function longOption(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands, given: GivenOption[]): number {
   const equals = word.indexOf('=');
   const written = equals === -1 ? word : word.slice(0, equals);
-  const name = longOptionNamed(written, [...(spec.valueOptions ?? []), ...(spec.commandLineOptions ?? [])]) ?? written;
+  // Among the switches the wrapper is known to take too: `sudo --login` is not a start of `--login-class`.
+  const known = [...(spec.valueOptions ?? []), ...(spec.commandLineOptions ?? []), ...(spec.folderOptions ?? []), ...(spec.elsewhereOptions ?? [])];
+  const name = longOptionNamed(written, known) ?? written;
   const attached = equals === -1 ? undefined : word.slice(equals + 1);
   options.add(name);
   if (spec.commandLineOptions?.includes(name) === true) {
     const line = attached ?? next;
     if (line !== undefined) found.commandLines.push(line);
   } else if (spec.valueOptions?.includes(name) !== true) {
+    given.push({ written, value: attached });
     return 1;
   }
+  given.push({ written, value: attached ?? next });
   return attached === undefined ? 2 : 1;
 }
 
@@ -532,7 +600,7 @@ export function longOptionNamed(written: string, options: Iterable<string>): str
 }
 
 /** How many words a group of short options takes (`-nu root`, `-n5`, `-S'rm -rf /'`): the first letter with a value ends it. */
-function shortOptions(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands): number {
+function shortOptions(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands, given: GivenOption[]): number {
   for (let at = 1; at < word.length; at += 1) {
     const name = `-${word[at] ?? ''}`;
     const attached = word.slice(at + 1);
@@ -542,8 +610,15 @@ function shortOptions(word: string, next: string | undefined, spec: Options, opt
       if (line !== undefined) found.commandLines.push(line);
       return attached === '' ? 2 : 1;
     }
-    if (spec.valueOptions?.includes(name) === true) return attached === '' ? 2 : 1;
-    if (spec.attachedValueOptions?.includes(name) === true) return 1;
+    if (spec.valueOptions?.includes(name) === true) {
+      given.push({ written: name, value: attached === '' ? next : attached });
+      return attached === '' ? 2 : 1;
+    }
+    if (spec.attachedValueOptions?.includes(name) === true) {
+      given.push({ written: name, value: attached === '' ? undefined : attached });
+      return 1;
+    }
+    given.push({ written: name, value: undefined });
   }
   return 1;
 }

@@ -1,4 +1,4 @@
-import { innerCommands, longOptionNamed, type ReachableWords } from './command-wrappers';
+import { innerCommands, longOptionNamed, wrappedFolder, type ReachableWords, type WrappedFolder } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
@@ -581,7 +581,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // the `.cargo/config.toml` a call wrote has cargo run (git's look reads git named anywhere in the words already).
   return (
     !submoduleConfigMayRun(command, line) &&
-    (commandsRun(command)?.every((run) => !pythonModuleMayBeLocal(run, line) && !rustProjectMayNameProgram(run, line) && configFileMayRun(run, line) === undefined) ?? false)
+    (commandsRun(command, line)?.every(({ run, facts }) => !pythonModuleMayBeLocal(run, facts) && !rustProjectMayNameProgram(run, facts) && configFileMayRun(run, facts) === undefined) ?? false)
   );
 }
 
@@ -590,24 +590,37 @@ const MAX_COMMANDS_RUN = 16;
 
 /**
  * The command and those its wrappers and runners run, each the words that end it (`timeout 60 cargo build` →
- * `cargo build`, `uv run python3 -m x` → `python3 -m x`), as the deny side finds them (`innerCommands`); undefined
- * when there are more than `MAX_COMMANDS_RUN` (`nice nice … go build`), so that none goes unjudged.
+ * `cargo build`, `uv run python3 -m x` → `python3 -m x`), as the deny side finds them (`innerCommands`), with the
+ * facts it is judged by: in the folder a wrapper names (`env -C sub cargo build` reads `sub/.cargo/config.toml`), as a
+ * `cd` there would be judged; as one that may run anywhere, in a folder changed since (`leftWorkspace`,
+ * `fileSystemChanged`), when the wrapper picks it or it may lead out (`sudo -i`, `pnpm recursive exec`, `env -C ..`).
+ * Undefined when there are more than `MAX_COMMANDS_RUN` (`nice nice … go build`), so that none goes unjudged.
  */
-function commandsRun(command: SimpleCommand): SimpleCommand[] | undefined {
-  const found = [command];
+function commandsRun(command: SimpleCommand, line: LineFacts): { run: SimpleCommand; facts: LineFacts }[] | undefined {
+  const found = [{ run: command, facts: line }];
   const starts = new Set([0]);
   for (let index = 0; index < found.length; index += 1) {
-    const words = found[index]!.words;
-    for (const inner of innerCommands(words.map((word) => (word.kind === 'literal' ? word.value : undefined))).words) {
+    const { run, facts } = found[index]!;
+    const words = run.words.map((word) => (word.kind === 'literal' ? word.value : undefined));
+    const innerFacts = wrappedFacts(wrappedFolder(words), run, facts);
+    for (const inner of innerCommands(words).words) {
       const at = command.words.length - inner.length;
       const first = command.words[at];
       if (at <= 0 || starts.has(at) || first?.kind !== 'literal' || first.value !== inner[0]) continue;
       if (found.length === MAX_COMMANDS_RUN) return undefined;
       starts.add(at);
-      found.push({ ...command, words: command.words.slice(at) });
+      found.push({ run: { ...command, words: command.words.slice(at) }, facts: innerFacts });
     }
   }
   return found;
+}
+
+/** The facts what a wrapper runs is judged by, given where it runs it (`wrappedFolder`). */
+function wrappedFacts(where: WrappedFolder, wrapper: SimpleCommand, facts: LineFacts): LineFacts {
+  if (where.kind === 'here') return facts;
+  const moved = where.kind === 'named' ? folderAfter({ ...wrapper, words: [{ kind: 'literal', value: 'cd' }, { kind: 'literal', value: where.folder }] }, facts) : 'outside';
+  if (moved !== 'outside' && moved?.folder !== undefined) return { ...facts, folder: moved.folder };
+  return { ...facts, leftWorkspace: true, fileSystemChanged: true, changedBefore: true };
 }
 
 /**

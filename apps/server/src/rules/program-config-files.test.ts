@@ -397,6 +397,39 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     for (const command of calls) expect(await ruled(command), command).toBe('ask');
   });
 
+  it('behind a wrapper that moves to another folder: env -C sub cargo build reads sub/.cargo/config.toml, not the line\'s', async () => {
+    // coreutils 9.1 env -C sub ran cargo in sub, which ran the rustc-wrapper of sub/.cargo/config.toml.
+    mkdirSync(path.join(workspace, 'sub'));
+    const calls = [
+      'env -C sub cargo build', 'env --chdir=sub cargo build', 'env --chdir sub cargo build', 'env --ch=sub cargo build', 'env -iCsub cargo build',
+      'env -C sub yarn why lodash', 'env -C sub python3 -m pip --version', 'sudo -D sub cargo build', 'sudo --chdir=sub cargo build',
+      'run0 --chdir=sub cargo build', 'systemd-run --user --scope --working-directory=sub cargo build', 'unshare -w sub cargo build', 'unshare --wd=sub cargo build',
+      'nsenter --wd=sub cargo build', 'proot -w sub cargo build', 'proot --cwd=sub cargo build', 'chpst -C sub cargo build', 'cmake -E chdir sub cargo build',
+      'env -C sub nice cargo build', 'nice env -C sub cargo build', 'env -C sub env -C . cargo build',
+    ];
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    for (const command of calls) expect(await ruled(command), command).toBe('allow');
+    write('sub/.cargo/config.toml', '[build]\nrustc-wrapper = "./evil.sh"\n');
+    write('sub/.yarnrc.yml', 'yarnPath: ./evil.cjs\n');
+    write('sub/pip/__main__.py', 'import os\n');
+    for (const command of calls) expect(await ruled(command), command).toBe('ask');
+    rmSync(path.join(workspace, 'sub'), { recursive: true });
+    mkdirSync(path.join(workspace, 'sub'));
+    for (const command of calls) expect(await ruled(command), command).toBe('allow');
+  });
+
+  it('behind a wrapper or runner that picks the folder (a login, a new root, a service, each package, another folder): judged as anywhere', async () => {
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    expect(await ruled('nice cargo tree')).toBe('allow');
+    for (const command of [
+      'sudo -i cargo tree', 'sudo --login cargo tree', 'unshare -R root cargo tree', 'nsenter -w cargo tree', 'chroot root cargo tree', 'proot -r root cargo tree',
+      'systemd-run --user cargo tree', 'run0 --user=me cargo tree', 'env -C .. cargo tree', 'pnpm recursive exec cargo tree', 'yarn workspace app exec cargo tree',
+      'yarn workspaces foreach -A exec cargo tree', 'npm exec --workspaces -- cargo tree', 'uv --directory sub run cargo tree', 'find . -execdir cargo tree ;',
+    ]) {
+      expect(await ruled(command), command).toBe('ask');
+    }
+  });
+
   it('behind more wrappers than are judged one by one: asked, never allowed unjudged', async () => {
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
     expect(await ruled(`${'nice '.repeat(14)}cargo build`)).toBe('allow');

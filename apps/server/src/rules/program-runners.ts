@@ -224,6 +224,23 @@ function programFrom(words: readonly string[], at: number, head: readonly string
   return { kind: 'runner', head, program };
 }
 
+/** npm's options that run the command in each workspace's folder (`npm exec --workspaces -- cargo build`). */
+const WORKSPACE_OPTIONS: ReadonlySet<string> = new Set(['--workspaces', '--ws', '--include-workspace-root']);
+
+/**
+ * Whether a runner may run its program in another folder than its own (`words` as in `runnerPrograms`): in each
+ * package's (`pnpm recursive exec`, `yarn workspace app exec`, `yarn workspaces foreach -A exec`, `npm exec
+ * --workspaces`), or where an option that is not harmless may name (`uv --directory x run`, `pnpm -C x exec`).
+ */
+export function runnerRunsElsewhere(words: readonly (string | undefined)[]): boolean {
+  const literal = words.map((word) => word ?? COMPUTED_WORD);
+  const call = runnerCall(literal);
+  if (call.kind === 'none') return false;
+  if (call.kind === 'options') return true;
+  const runner = (RUNNERS as ReadonlyMap<string, Runner>).get(commandBaseName(literal[0]!));
+  return call.head.some((word) => runner?.prefixes?.has(word) === true) || literal.slice(1, call.program).some((word) => WORKSPACE_OPTIONS.has(word));
+}
+
 /** How many guesses at the program behind a runner's options are examined for deny rules. */
 const MAX_PROGRAM_GUESSES = 4;
 
