@@ -90,6 +90,12 @@ export interface AirlockClientOptions {
    * before the answer came`, `isConnectionLost`: the server may have applied them). Default 5,000 ms.
    */
   closeWaitMs?: number;
+  /**
+   * How many of a run stream's events may wait unread (received, not yet taken by the caller). One more ends the
+   * stream, after the events that waited, with an `UnreadEventsError` naming this limit: nothing is dropped unsaid,
+   * and `attachRun` from the stream's `lastEventId` goes on from the last event taken. Default 10,000.
+   */
+  maxUnreadEvents?: number;
 }
 
 export interface StartRunInput {
@@ -205,6 +211,30 @@ export interface AirlockClient {
   close(): Promise<void>;
 }
 
+/** How many of a run stream's events may wait unread by default (`maxUnreadEvents`). */
+export const DEFAULT_MAX_UNREAD_EVENTS = 10_000;
+
+/**
+ * A run stream ended because more events came than `maxUnreadEvents` while the caller did not read them. The run
+ * goes on: `attachRun` from `lastEventId` follows it from the last event the stream gave out.
+ */
+export class UnreadEventsError extends Error {
+  override readonly name = 'UnreadEventsError';
+
+  constructor(
+    /** The `maxUnreadEvents` reached. */
+    readonly limit: number,
+    readonly runId: string,
+    /** The last event the stream gave out (its `lastEventId`), to attach from. */
+    readonly lastEventId: string | undefined,
+  ) {
+    super(
+      `the stream of run "${runId}" stopped following it: ${limit} events waited unread, the most it holds (maxUnreadEvents); ` +
+        `the run goes on: attach again (attachRun) from ${lastEventId === undefined ? 'its start' : `lastEventId "${lastEventId}"`} to read on from the last event taken`,
+    );
+  }
+}
+
 /** Connects to an Airlock server at once (and again whenever the connection drops). */
 export function createAirlockClient(options: AirlockClientOptions): AirlockClient {
   const { tab } = options;
@@ -236,8 +266,11 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
   });
   const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket, options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs })] });
 
+  const maxUnreadEvents = options.maxUnreadEvents ?? DEFAULT_MAX_UNREAD_EVENTS;
+  if (!Number.isSafeInteger(maxUnreadEvents) || maxUnreadEvents < 1) throw new RangeError(`maxUnreadEvents must be a whole number of at least 1, got ${String(maxUnreadEvents)}`);
   const follow = (input: { sessionId: string; runId: string; message?: string; options?: RunOptions; lastEventId?: string }, signal?: AbortSignal): RunStream => {
-    // Received: where the stream resumes. Given out: what `lastEventId` says (events may wait in the queue).
+    // Received: where the stream resumes (the last event queued). Given out: what `lastEventId` says (events may wait
+    // in the queue).
     let received = input.lastEventId;
     let givenOut = input.lastEventId;
     const events = subscriptionIterator<{ id: string; event: LoopEvent }>((sink) => {
@@ -249,9 +282,11 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
           { ...input, ...(received === undefined ? {} : { lastEventId: received }) },
           {
             onData: ({ id, data }) => {
-              received = id;
               stopsInARow = 0;
+              // Pushed first: one that does not fit ends the stream, which is to be attached again after the last
+              // event that fitted.
               sink.push({ id, event: data });
+              received = id;
               if (data.type === 'run-end') sink.end();
             },
             onError: (error) => sink.fail(error),
@@ -285,7 +320,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
         left = true;
         subscription?.unsubscribe();
       };
-    }, signal);
+    }, signal, { maxQueued: maxUnreadEvents, overflow: () => new UnreadEventsError(maxUnreadEvents, input.runId, received) });
     const stop = async (): Promise<StopResult> => {
       const { cancelled, paused } = await trpc.chat.cancel.mutate({ sessionId: input.sessionId, runId: input.runId });
       return paused === undefined ? { running: cancelled > 0 } : { running: cancelled > 0, paused };

@@ -1,5 +1,7 @@
 export {
   createAirlockClient,
+  DEFAULT_MAX_UNREAD_EVENTS,
+  UnreadEventsError,
   type AirlockClient,
   type AirlockClientOptions,
   type AttachRunInput,

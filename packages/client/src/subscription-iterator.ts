@@ -7,12 +7,20 @@ export interface Sink<T> {
   fail(error: unknown): void;
 }
 
+/** How many values may wait unread, and what the iterator throws once one more comes. */
+export interface QueueBound {
+  maxQueued: number;
+  /** The error thrown after the values queued; the value that did not fit is not given out. */
+  overflow(): unknown;
+}
+
 /**
  * Turns a callback subscription into an async iterator. `start` subscribes at once and returns the function that
  * unsubscribes, which runs when the iterator ends, fails, is returned from (a `break`) or `signal` aborts; an abort
- * drops what is queued and ends the iterator quietly, as a `break` does: a `for await` over it just stops.
+ * drops what is queued and ends the iterator quietly, as a `break` does: a `for await` over it just stops. With a
+ * `bound`, a value pushed while `maxQueued` wait unread unsubscribes and fails the iterator after them.
  */
-export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, signal?: AbortSignal): AsyncIterableIterator<T> {
+export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, signal?: AbortSignal, bound?: QueueBound): AsyncIterableIterator<T> {
   const queue: T[] = [];
   const waiters: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }[] = [];
   let finished = false;
@@ -51,6 +59,10 @@ export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, si
   const sink: Sink<T> = {
     push(value) {
       if (finished) return;
+      if (bound !== undefined && queue.length >= bound.maxQueued) {
+        finish({ error: bound.overflow() });
+        return;
+      }
       queue.push(value);
       drain();
     },
