@@ -1,12 +1,12 @@
 import { AnswerUnknownError, createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { MAX_MESSAGE_LENGTH, randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
-import { parseDecisionAnswer } from './decision-answer';
+import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
 import { decisionErrorNote } from './decision-refusal';
 import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
-import { ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
+import { alwaysPrompt, ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
 import { ProseRows } from './prose-rows';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
@@ -492,6 +492,7 @@ class ChatSession {
     // Drawn again, for the terminal's size then, under each note written while the question is open: the person
     // answers with the whole card in view, never one pushed up past the top by the notes.
     const card = () => [...renderToolCall(event, style, screen.layout, this.tools.get(event.toolName)), ...askNote()].map((line) => `${line}\n`).join('');
+    const cardOnly = () => renderToolCall(event, style, screen.layout, this.tools.get(event.toolName)).map((line) => `${line}\n`).join('');
     let redraw = false;
     for (;;) {
       // A note said after the answer before (it was not understood, or not sent) pushed the card up: it comes again.
@@ -503,16 +504,8 @@ class ChatSession {
         return;
       }
       if (line === INTERRUPTED) return;
-      if (line === null && this.quit.reason === REJECTED) {
-        // Turned away (a server restarted with another token): no stop can be sent, and the call waits on there.
-        this.exitStatus = 1;
-        for (const row of noteLines(NOT_STOPPED, screen.layout, '')) screen.line(style.dim(row));
-        return;
-      }
       if (line === null) {
-        // Input ended (Ctrl-D): nobody is left to decide, so the run is stopped rather than left waiting.
-        for (const row of noteLines('Input ended: stopping the run, as nobody is left here to decide.', screen.layout, '')) screen.line(style.dim(row));
-        this.stop?.();
+        this.inputEnded();
         return;
       }
       if (line.trim() === 'v') {
@@ -520,11 +513,32 @@ class ChatSession {
         redraw = false;
         continue;
       }
-      const answer = parseDecisionAnswer(line);
-      if (answer === null) {
+      const parsed = parseDecisionAnswer(line);
+      if (parsed === null) {
         for (const row of noteLines(ANSWER_HINT, screen.layout)) screen.line(style.dim(row));
         continue;
       }
+      let answer: DecisionAnswer;
+      if (parsed === CONFIRM_ALWAYS) {
+        // A lone A is what a becomes with Caps Lock on: a lasting grant takes a second, deliberate key, under the card
+        // again (with what it covers in place of the note), and the guard against keys typed ahead holds for it too.
+        screen.write(cardOnly());
+        const confirm = await this.askUnlessSettled(alwaysPrompt(event, this.tools.get(event.toolName), style, screen.layout), ended, cardOnly);
+        if (typeof confirm === 'object' && confirm !== null) {
+          this.settledElsewhere(confirm);
+          return;
+        }
+        if (confirm === INTERRUPTED) return;
+        if (confirm === null) {
+          this.inputEnded();
+          return;
+        }
+        if (!confirmsAlways(confirm)) {
+          for (const row of noteLines('Nothing decided: "Always allow" was not granted.', screen.layout)) screen.line(style.dim(row));
+          continue;
+        }
+        answer = { decision: 'always' };
+      } else answer = parsed;
       try {
         if (this.client.state === 'reconnecting') for (const row of noteLines('Not connected: the decision is sent once the connection is back.', screen.layout)) screen.line(style.dim(row));
         const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
@@ -566,6 +580,21 @@ class ChatSession {
         for (const row of noteLines(decisionErrorNote(error, message), screen.layout)) screen.line(style.bad(row));
       }
     }
+  }
+
+  /** No answer will come to a question about a call: input ended, or the server turned the client away. */
+  private inputEnded(): void {
+    const { screen } = this;
+    const { style } = screen;
+    if (this.quit.reason === REJECTED) {
+      // Turned away (a server restarted with another token): no stop can be sent, and the call waits on there.
+      this.exitStatus = 1;
+      for (const row of noteLines(NOT_STOPPED, screen.layout, '')) screen.line(style.dim(row));
+      return;
+    }
+    // Input ended (Ctrl-D): nobody is left to decide, so the run is stopped rather than left waiting.
+    for (const row of noteLines('Input ended: stopping the run, as nobody is left here to decide.', screen.layout, '')) screen.line(style.dim(row));
+    this.stop?.();
   }
 
   /**

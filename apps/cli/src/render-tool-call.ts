@@ -389,6 +389,20 @@ export function renderAskNote(event: LoopEventOf<'tool-start'>, tool: ToolInfo |
   return noteLines(`${grantScope(event.toolName, event.tool?.annotations ?? tool?.annotations)}${expires}`, layout);
 }
 
+/**
+ * The question after a lone `A` (what `a` becomes with Caps Lock on), in place of the note under the card and the
+ * question: what "Always" grants, in the note's words, and that only `y` grants it. Unstyled but for its end, in rows
+ * that fit the terminal.
+ */
+export function alwaysPrompt(event: LoopEventOf<'tool-start'>, tool: ToolInfo | undefined, style: TerminalStyle, layout: CardLayout = {}): string {
+  const rows = noteLines(`Always allow? ${grantScope(event.toolName, event.tool?.annotations ?? tool?.annotations)}. ${ALWAYS_ANSWERS}`, layout);
+  const last = rows.pop()!;
+  const styled = last.endsWith(ALWAYS_ANSWERS) ? `${last.slice(0, -ALWAYS_ANSWERS.length)}${style.bold(ALWAYS_ANSWERS)}` : last;
+  return `${[...rows, styled].join('\n')} › `;
+}
+
+const ALWAYS_ANSWERS = 'y grants it, anything else goes back';
+
 /** What "Always allow" grants for this tool, the same scope the web card states. */
 function grantScope(toolName: string, annotations: ToolInfo['annotations'] | undefined): string {
   if (annotations === undefined || annotations.executesCode || annotations.exactGrants) {

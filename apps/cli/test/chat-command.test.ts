@@ -186,6 +186,43 @@ describe('airlock chat, with a clock the test moves', () => {
     expect(await exited).toBe(0);
   });
 
+  it('ignores a y typed before the question after a lone A had been shown for the guard time, and grants "Always allow" on one typed after', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] }, { toolCalls: [{ name: 'echo', arguments: { text: 'second' } }] }, { text: 'Done.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({
+      address: { url: airlock.server.wsUrl, token: airlock.server.token },
+      input: terminal.input,
+      output: terminal.output,
+      env: { NO_COLOR: '1' },
+      decisionGuardMs: 600,
+      now: terminal.now,
+    });
+    const confirm = 'Always allow? A runs any echo call without asking, in this chat only. y grants it, anything else goes back ›';
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: first');
+    terminal.advance(1000);
+    terminal.type('A\r');
+    await terminal.shows(confirm);
+    terminal.advance(100);
+    terminal.type('y\r');
+    await terminal.shows('Ignored an answer typed before this call was shown: read it, then answer.');
+    await terminal.shows(confirm, 'Ignored an answer');
+    expect(echo.calls).toStrictEqual([]);
+    terminal.advance(1000);
+    terminal.type('y\r');
+    await terminal.shows('Done.');
+    expect(echo.calls).toStrictEqual(['first', 'second']);
+    expect(terminal.text()).toContain('✓ allowed by an "always" grant');
+
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
   it('draws the card again under a note said while it is asked about, so its question is never answered with the card pushed away', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');

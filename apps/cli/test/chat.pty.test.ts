@@ -650,6 +650,40 @@ describe('airlock chat in a terminal', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('asks once more before a lone A (a with Caps Lock on) grants "Always allow", saying what it covers: Enter goes back with nothing decided, y grants it', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] }, { toolCalls: [{ name: 'echo', arguments: { text: 'second' } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+    const confirm = 'Always allow? A runs any echo call without asking, in this chat only. y grants it, anything else goes back ›';
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    cli.type('A\r');
+    await cli.shows(confirm);
+    // Under the card again, with what "Always" covers in place of the note.
+    expect(cli.screen().slice(cli.screen().lastIndexOf('⏺ echo'))).toBe(`⏺ echo\n  text: first\n  ${confirm}`);
+    cli.type('\r');
+    await cli.shows('Nothing decided: "Always allow" was not granted.');
+    await cli.shows(PROMPT, 2);
+    expect(echo.calls).toStrictEqual([]);
+    expect(cli.screen()).not.toContain('✓ allowed');
+
+    cli.type('A\r');
+    await cli.shows(confirm, 2);
+    cli.type('y\r');
+    await cli.shows('you›', 2);
+    const screen = cli.screen();
+    expect(screen).toContain('  ✓ allowed\n  → ran\n    │ echo: first');
+    expect(screen).toContain('✓ allowed by an "always" grant\n  → ran\n    │ echo: second');
+    expect(screen.split(PROMPT).length - 1).toBe(2);
+    expect(echo.calls).toStrictEqual(['first', 'second']);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
   it('ignores an answer typed before its call was shown, says so, and asks again', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
