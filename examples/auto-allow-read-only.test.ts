@@ -1,4 +1,4 @@
-import { UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
+import { UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
 import { fillingStore, recordingTool, startFakeOpenAIServer, startTestAirlock, type TestAirlock } from '@airlock/server/testing';
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -267,6 +267,27 @@ describe('examples/auto-allow-read-only.ts', () => {
     const card = example.stderr.slice(example.stderr.indexOf('⏺'), example.stderr.indexOf('allow?'));
     expect(card.split('\n')[0]).toBe('⏺ a__b__c  MCP · a');
     expect(card).toContain('⚠ The tool may run with defaults this card does not show: part of its schema that may declare one is not read here');
+    expect(lookup.calls).toStrictEqual([]);
+  });
+
+  it('marks the arguments its tool does not declare, as the web and terminal cards do', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const lookup = recordingTool('docs__lookup');
+    // As many MCP servers' schemas are: loose, so a name it does not declare reaches the tool, which may ignore it.
+    const parameters = (lookup.tool.parameters as unknown as { loose(): typeof lookup.tool.parameters }).loose();
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+    const mcpTool = { ...lookup.tool, parameters, source: 'mcp:docs', jsonSchema: schema, annotations: { readOnly: false, exactGrants: true } };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [mcpTool] });
+    fake.enqueue({ toolCalls: [{ name: 'docs__lookup', arguments: { text: 'notes', dry_run: false } }] }, { text: 'Not looked up.' });
+    await using example = runExample(airlock, ['--session', 's-undeclared', 'look it up']);
+    await example.shows('allow?');
+    example.answer('no');
+    expect(await example.exited, example.stderr).toBe(0);
+
+    const card = example.stderr.slice(example.stderr.indexOf('⏺'), example.stderr.indexOf('allow?'));
+    expect(card).toContain(`⚠ dry_run: ${UNDECLARED_ARGUMENT_NOTE}\n`);
+    expect(card).not.toContain(`⚠ text:`);
+    expect(card).toContain(`⚠ ${undeclaredArgumentsNote(1)}\n`);
     expect(lookup.calls).toStrictEqual([]);
   });
 

@@ -22,7 +22,14 @@ import {
   shownAddress,
   socketUrl,
   toVisibleText,
+  UNCHECKED_ARGUMENT_NOTE,
+  UNCHECKED_INNER_NOTE,
+  uncheckedArgumentsNote,
+  UNDECLARED_ARGUMENT_NOTE,
+  UNDECLARED_INNER_NOTE,
+  undeclaredArgumentsNote,
   unshownDefaultsNote,
+  visibleArguments,
   visibleTextString,
   type ConfirmResult,
   type DecideInput,
@@ -174,9 +181,32 @@ function runError(error: string): string {
 }
 
 /**
+ * What every card says of the names of a call its tool does not declare (or whose names could not be checked against
+ * the tool's, its schema too large to read): each name marked, then the note. Read from the names the tool declared
+ * when the call was put up (the tool-start's `tool.declared`); an event without them marks nothing.
+ */
+function undeclaredLines(call: LoopEventOf<'tool-start'>): string {
+  const declared = call.tool?.declared;
+  if (declared === undefined) return '';
+  const shown = visibleArguments(call.toolName, call.arguments, { declared });
+  const all = [...(shown.code === null ? [] : [shown.code.argument]), ...shown.others];
+  const marks = all.flatMap((argument) => {
+    const name = visibleTextString(argument.name);
+    if (argument.undeclared) return [`⚠ ${name}: ${UNDECLARED_ARGUMENT_NOTE}\n`];
+    if (argument.unchecked) return [`⚠ ${name}: ${UNCHECKED_ARGUMENT_NOTE}\n`];
+    return argument.inner.map((inner) => `⚠ ${name}: ${inner.unchecked ? UNCHECKED_INNER_NOTE : UNDECLARED_INNER_NOTE} (${inner.path})\n`);
+  });
+  const inner = (unchecked: boolean) => shown.inner.filter((name) => name.unchecked === unchecked).map((name) => name.path);
+  const undeclared = shown.undeclaredCount === 0 ? '' : `⚠ ${undeclaredArgumentsNote(shown.undeclaredCount, inner(false))}\n`;
+  const unchecked = shown.uncheckedCount === 0 ? '' : `⚠ ${uncheckedArgumentsNote(shown.uncheckedCount, inner(true))}\n`;
+  return `${marks.join('')}${undeclared}${unchecked}`;
+}
+
+/**
  * A call as the person is asked about it: its tool, with the MCP server it comes from (two servers may offer tools of
- * one name, told apart only by a hash), its arguments as JSON, escaped, behind the card's gutter, and what the tool
- * may run with that they do not show (defaults its schema declares where they cannot be read), as every card says.
+ * one name, told apart only by a hash), its arguments as JSON, escaped, behind the card's gutter, the names its tool
+ * does not declare, and what the tool may run with that they do not show (defaults its schema declares where they
+ * cannot be read), as every card says.
  */
 function card(call: LoopEventOf<'tool-start'>): string {
   const json = toVisibleText(JSON.stringify(call.arguments, null, 2));
@@ -186,7 +216,7 @@ function card(call: LoopEventOf<'tool-start'>): string {
   const server = source?.startsWith('mcp:') === true ? `  MCP · ${visibleTextString(toVisibleText(source.slice('mcp:'.length), { singleLine: true }))}` : '';
   const unshown = call.tool?.unshownDefaults;
   const defaults = unshown === undefined ? '' : `⚠ ${unshownDefaultsNote(unshown)}\n`;
-  return `\n⏺ ${visible(call.toolName)}${server}\n${Rows.of(GUTTER, json)}${warning}${defaults}`;
+  return `\n⏺ ${visible(call.toolName)}${server}\n${Rows.of(GUTTER, json)}${warning}${undeclaredLines(call)}${defaults}`;
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });

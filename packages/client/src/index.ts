@@ -36,3 +36,5 @@ export { MAX_REASON_LENGTH } from '@airlock/core';
 export { toVisibleText, visibleTextString, visibleArguments, type VisibleText } from '@airlock/core';
 /** What every card says of a call whose tool may run with defaults its arguments do not show (a tool-start's `tool.unshownDefaults`). */
 export { unshownDefaultsNote } from '@airlock/core';
+/** What every card says of a call holding names its tool does not declare, or that could not be checked (`visibleArguments`' marks). */
+export { UNCHECKED_ARGUMENT_NOTE, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_ARGUMENT_NOTE, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote } from '@airlock/core';
