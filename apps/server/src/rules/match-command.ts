@@ -131,6 +131,13 @@ const GRADLE_CODE_PROPERTIES =
 /** gpg's options that run a program or load code, or read a config or a home whose gpg.conf may set one (`photo-viewer`). */
 const GPG_OPTIONS = ['--photo-viewer', '--exec-path', '--options', '--homedir', '--agent-program', '--dirmngr-program', '--load-extension'];
 
+/** mypy's options that run code (`--config-file`'s plugins, `--python-executable`) or write where they say. */
+const MYPY_OPTIONS = [
+  '--config-file', '--python-executable', '--install-types', '--junit-xml', '--cache-dir', '--any-exprs-report',
+  '--cobertura-xml-report', '--html-report', '--linecount-report', '--linecoverage-report', '--lineprecision-report',
+  '--txt-report', '--xml-report', '--xslt-html-report', '--xslt-txt-report', '--status-file', '--log-file',
+];
+
 /** rake's options that run no code of their own and take no value from the next word. */
 const RAKE_HARMLESS: ReadonlySet<string> = new Set([
   '-q', '--quiet', '-s', '--silent', '-v', '--verbose', '-t', '--trace', '-n', '--dry-run', '-P', '--prereqs', '-A',
@@ -259,6 +266,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
   ['cscope', { options: ['-f'] }],
+  // mypy loads the plugins of the config `--config-file` names and runs the program `--python-executable` names
+  // (argparse takes any start of either), reads more arguments from an `@file`, and writes its reports where they say.
+  ...['mypy', 'dmypy'].map((mypy): [string, CodeOptions] => [mypy, { options: MYPY_OPTIONS, prefixes: ['@'] }]),
   ...['sdiff', 'diff3'].map((diff): [string, CodeOptions] => [diff, { options: ['--diff-program'] }]),
   ...['nc', 'netcat', 'nc.traditional', 'nc.openbsd', 'ncat'].map((nc): [string, CodeOptions] => [nc, { options: ['-e', '-c', '--exec', '--sh-exec', '--lua-exec'] }]),
   ['aria2c', { options: ['--conf-path', '--enable-rpc', '--on-download-complete', '--on-download-error', '--on-download-pause', '--on-download-start', '--on-download-stop', '--on-bt-download-complete'], prefixes: ['--on-'] }],

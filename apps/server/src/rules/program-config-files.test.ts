@@ -430,6 +430,42 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     }
   });
 
+  it("mypy's config naming plugins or a python executable, here, above or the person's, and its options that load or run: mypy imports or runs them", async () => {
+    // mypy 1.0 imported the plugins of a mypy.ini, .mypy.ini, setup.cfg [mypy] or pyproject.toml [tool.mypy] a call wrote.
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix('mypy'), prefix('dmypy run'), prefix('cd')], context)).decision;
+    // The workspace holds the home folder: ~/.config/mypy/config and ~/.mypy.ini are the person's.
+    vi.stubEnv('HOME', workspace);
+    mkdirSync(path.join(workspace, 'sub'));
+    const calls = ['mypy src', 'mypy .', 'dmypy run -- src', 'cd sub && mypy .', 'nice mypy src'];
+    for (const command of ['mypy src', 'dmypy run -- src', 'cd sub && mypy .']) expect(await ruled(command), command).toBe('allow');
+    write('mypy.ini', '[mypy]\nstrict = True\n[mypy-x.*]\nignore_missing_imports = True\n');
+    write('pyproject.toml', '[tool.mypy]\nstrict = true\n[tool.coverage.report]\nshow_missing = true\n');
+    for (const command of ['mypy src', 'cd sub && mypy .']) expect(await ruled(command), command).toBe('allow');
+    for (const [file, text] of [
+      ['mypy.ini', '[mypy]\nplugins = ./evil.py\n'],
+      ['.mypy.ini', '[mypy]\nPlugins: evil\n'],
+      ['setup.cfg', '[mypy]\npython_executable = ./evil.sh\n'],
+      ['pyproject.toml', '[tool.mypy]\nplugins = ["./evil.py"]\n'],
+      ['pyproject.toml', 'tool.mypy.python_executable = "./evil.sh"\n'],
+      ['pyproject.toml', '[tool.mypy\n'],
+      ['mypy.ini', '[mypy]\njunit_xml = /home/me/.bashrc\n'],
+      ['.config/mypy/config', '[mypy]\nplugins = ./evil.py\n'],
+    ] as const) {
+      const before = existsSync(path.join(workspace, file)) ? readFileSync(path.join(workspace, file), 'utf8') : undefined;
+      write(file, text);
+      for (const command of calls) expect(await ruled(command), `${file} ${text}: ${command}`).toBe('ask');
+      if (before === undefined) rmSync(path.join(workspace, file));
+      else write(file, before);
+    }
+    for (const command of [
+      'mypy --config-file other.ini src', 'mypy --config=other.ini src', 'mypy --python-executable ./evil.sh src', 'mypy --python-exec=./evil.sh src',
+      'mypy @args.txt', 'mypy --junit-xml ~/.bashrc src', 'mypy --html-report /tmp/r src', 'mypy --install-types --non-interactive src',
+    ]) {
+      expect(await ruled(command), command).toBe('ask');
+    }
+    expect(await ruled('mypy --strict src')).toBe('allow');
+  });
+
   it('behind more wrappers than are judged one by one: asked, never allowed unjudged', async () => {
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
     expect(await ruled(`${'nice '.repeat(14)}cargo build`)).toBe('allow');

@@ -89,6 +89,7 @@ const FOLDER_OPTIONS = new Map([
   ['nx', []],
   // Mercurial's parser (Python's getopt) takes a start of a long option and a short one last in a group.
   ['hg', ['-R', '--repository', '--cwd']],
+  ['mypy', []],
 ]);
 /** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
 const YARN_CONFIGS: readonly ProjectConfig[] = [
@@ -140,6 +141,35 @@ const HG_CONFIGS: readonly ProjectConfig[] = [
   { file: '.hgrc', runs: hgrcRuns },
   { file: path.join('.config', 'hg', 'hgrc'), runs: hgrcRuns },
 ];
+/**
+ * What in a mypy INI config (`mypy.ini`, `.mypy.ini`, `setup.cfg`, the person's `~/.config/mypy/config`) runs code or
+ * writes where it says, in any section and any case (configparser's keys): `plugins` (each a module or a `.py` file
+ * mypy imports), `python_executable` (a program mypy runs to find its packages), `junit_xml` and a `…_report` (files
+ * and folders it writes).
+ */
+const MYPY_INI_RUNS = /^\s*(plugins|python_executable|junit_xml|\w*_report)\s*[=:]/im;
+
+/** The same in a `pyproject.toml`'s `[tool.mypy]`, read as TOML (a dotted or quoted key, an inline table). */
+function mypyTomlRuns(text: string): string | null {
+  for (const key of ['plugins', 'python_executable', 'junit_xml']) {
+    const set = tomlSets(text, ['tool', 'mypy', key]);
+    if (set !== false) return set === undefined ? '' : key;
+  }
+  return /_report\b/.test(text) ? '…_report' : null;
+}
+
+/**
+ * The files mypy reads its config from: the first there of `mypy.ini`, `.mypy.ini`, `pyproject.toml` with a
+ * `[tool.mypy]`, `setup.cfg` with a `[mypy]` (mypy 1.0 in the folder it runs in; later versions from each folder up
+ * to the repository's), then the person's (`~/.config/mypy/config`, `~/.mypy.ini`): each counts.
+ */
+const MYPY_CONFIGS: readonly ProjectConfig[] = [
+  { file: 'mypy.ini', runs: MYPY_INI_RUNS },
+  { file: '.mypy.ini', runs: MYPY_INI_RUNS },
+  { file: 'pyproject.toml', runs: mypyTomlRuns },
+  { file: 'setup.cfg', runs: MYPY_INI_RUNS },
+  { file: path.join('.config', 'mypy', 'config'), runs: MYPY_INI_RUNS },
+];
 /** The files each reads from the folder it runs in and each folder above, and what in them runs code. */
 const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['yarn', YARN_CONFIGS],
@@ -149,6 +179,7 @@ const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['poetry', [{ file: path.join('.poetry', 'plugins'), folder: true }, { file: 'pyproject.toml', runs: (text) => (tomlSets(text, ['tool', 'poetry', 'requires-plugins']) === false ? null : 'requires-plugins') }]],
   ['nx', [{ file: 'nx.json', runs: NX_JSON_RUNS }]],
   ['hg', HG_CONFIGS],
+  ['mypy', MYPY_CONFIGS],
 ]);
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
 const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
@@ -175,7 +206,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const [first] = command.words;
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
-  const project = name === 'yarnpkg' ? 'yarn' : name === 'chg' ? 'hg' : name;
+  const project = name === 'yarnpkg' ? 'yarn' : name === 'chg' ? 'hg' : name === 'dmypy' ? 'mypy' : name;
   const homeConfig = homeConfigReader(name, command);
   const gitRunsGpg = name === 'git' && gitMayRunGpg(command);
   if (name !== 'go' && name !== 'gh' && name !== 'nmap' && homeConfig === undefined && !gitRunsGpg && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
@@ -205,7 +236,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
       for (const directory of directories) for (const projectFolder of projects) starts.push(path.resolve(folder, directory, projectFolder));
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
-    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'hg' ? [home] : [])];
+    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'hg' || project === 'mypy' ? [home] : [])];
     // Named from the workspace, as the person sees its files (a long absolute path is cut short on the card).
     const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : shown(file));
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
