@@ -398,6 +398,26 @@ describe('appRouter: arguments edited before allowing', () => {
     expect(detail.messages.filter((m) => m.role === 'tool')).toMatchObject([{ content: told }]);
   });
 
+  it('refuses an edit naming a key that reaches a prototype, at any depth, where it was dropped unseen, and the call keeps waiting', async () => {
+    const { caller, ran } = setup([echoCall('rm everything'), textStep('done')]);
+    const stream = await caller.chat.stream({ sessionId: 's4', runId: 'run-p', message: 'go' });
+    const refusals: unknown[] = [];
+    await read(stream, (e) => e.type === 'run-end', async (event) => {
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+      const input = { sessionId: 's4', approvalId: event.approvalId, decision: 'allow' as const };
+      // As a client's message is read: JSON.parse makes `__proto__` an own key, where an object literal would not.
+      for (const edit of ['{"text":"x","__proto__":{"text":"y"}}', '{"text":"x","constructor":"y"}', '{"text":"x","meta":[{"prototype":1}]}']) {
+        refusals.push(await caller.chat.confirmTool({ ...input, arguments: JSON.parse(edit) as Record<string, unknown> }).catch((error: unknown) => error));
+      }
+      expect((await caller.chat.pending({ sessionId: 's4' })).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
+      await caller.chat.confirmTool({ ...input, decision: 'deny' });
+    });
+    expect(refusals).toMatchObject(
+      ['__proto__', 'constructor', 'prototype'].map((key) => ({ code: 'BAD_REQUEST', message: expect.stringContaining(`no argument may be named \`${key}\`, a name that reaches a prototype`) })),
+    );
+    expect(ran).toStrictEqual([]);
+  });
+
   it('refuses an edit it cannot check because the tool went away while the call waited, and the call keeps waiting', async () => {
     const { caller, ran, setTools } = setup([echoCall('rm everything'), textStep('done')]);
     const stream = await caller.chat.stream({ sessionId: 's3', runId: 'run-gone', message: 'go' });

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_LENGTH, MAX_REASON_LENGTH, MAX_TIMER_MS, toolArgumentsSchema } from '@airlock/core';
+import { MAX_MESSAGE_LENGTH, MAX_REASON_LENGTH, MAX_TIMER_MS, toolArgumentsSchema, type ToolArguments } from '@airlock/core';
 import { z } from 'zod';
 
 /** Session, run and approval ids are opaque to clients but bounded and printable. */
@@ -41,6 +41,33 @@ export function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
+/** Names that reach a prototype where an edit is copied: an edit naming one is refused, never cut unseen. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The first key of `value`, no deeper than `limit`, that reaches a prototype; found without recursion. */
+export function prototypeKeyIn(value: unknown, limit: number): string | undefined {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null || depth > limit) continue;
+    for (const [key, child] of Object.entries(item)) {
+      if (PROTOTYPE_KEYS.has(key)) return key;
+      stack.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
+const editedArgumentsSchema = toolArgumentsSchema
+    // Checked first, without recursion: what follows (the size, the tool's schema) walks the value recursively.
+    .refine((args) => nestingDepth(args, MAX_EDITED_ARGUMENTS_DEPTH) <= MAX_EDITED_ARGUMENTS_DEPTH, {
+      message: `at most ${MAX_EDITED_ARGUMENTS_DEPTH} levels of nesting`,
+      abort: true,
+    })
+    .refine((args) => new TextEncoder().encode(JSON.stringify(args)).length <= MAX_EDITED_ARGUMENTS_BYTES, {
+      message: `at most ${MAX_EDITED_ARGUMENTS_BYTES / 1024} KiB of JSON`,
+    });
+
 export const confirmInputSchema = z.object({
   sessionId: idSchema,
   approvalId: z.string().max(200),
@@ -50,15 +77,13 @@ export const confirmInputSchema = z.object({
   /** With always: this chat (a grant, the default), this workspace or everywhere (a lasting rule). */
   scope: z.enum(['chat', 'workspace', 'global']).optional(),
   /** With allow: the arguments the person edited the call to; checked against the tool's schema before anything runs. */
-  arguments: toolArgumentsSchema
-    // Checked first, without recursion: what follows (the size, the tool's schema) walks the value recursively.
-    .refine((args) => nestingDepth(args, MAX_EDITED_ARGUMENTS_DEPTH) <= MAX_EDITED_ARGUMENTS_DEPTH, {
-      message: `at most ${MAX_EDITED_ARGUMENTS_DEPTH} levels of nesting`,
-      abort: true,
-    })
-    .refine((args) => new TextEncoder().encode(JSON.stringify(args)).length <= MAX_EDITED_ARGUMENTS_BYTES, {
-      message: `at most ${MAX_EDITED_ARGUMENTS_BYTES / 1024} KiB of JSON`,
-    })
+  arguments: z
+    // Before the record's parse, which drops a top-level `__proto__` unseen, as copying the edit drops the others.
+    .preprocess<unknown, typeof editedArgumentsSchema, ToolArguments>((value, context) => {
+      const key = prototypeKeyIn(value, MAX_EDITED_ARGUMENTS_DEPTH);
+      if (key !== undefined) context.addIssue({ code: 'custom', message: `no argument may be named \`${key}\`, a name that reaches a prototype`, input: value });
+      return value;
+    }, editedArgumentsSchema)
     .optional(),
   /** A short name for the client deciding ("web", "cli", "my-bot"), kept in the ledger. */
   clientLabel: z.string().max(100).optional(),
