@@ -1,5 +1,5 @@
 import { AnswerUnknownError, createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
-import { MAX_MESSAGE_LENGTH, randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
+import { MAX_MESSAGE_LENGTH, randomId, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
 import { decisionErrorNote } from './decision-refusal';
@@ -8,6 +8,7 @@ import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOp
 import { noteLines } from './note-lines';
 import { alwaysPrompt, ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
 import { ProseRows } from './prose-rows';
+import { quotedLines } from './quoted-lines';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
 
@@ -88,7 +89,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
       notice('Reconnected to Airlock.');
     },
     onRejected: (message, reason) => {
-      screen.line(style.bad(reason === 'unproven' ? `Not connected: ${showLine(message, style)}` : `The server refused the token: ${showLine(message, style)}`));
+      for (const row of quotedLines(reason === 'unproven' ? `Not connected: ${message}` : `The server refused the token: ${message}`, style, screen.layout)) screen.line(style.bad(row));
       quit.abort(REJECTED);
       reader.close();
     },
@@ -166,12 +167,13 @@ class ChatSession {
     } catch (error) {
       if (this.quit.aborted) return 1;
       // An unreachable server's error says so itself, with the address and why.
-      const message = showLine(errorText(error), style);
-      this.screen.line(style.bad(this.client.state === 'unreachable' ? `${message.charAt(0).toUpperCase()}${message.slice(1)}` : `Cannot reach Airlock at ${showLine(shownAddress(url), style)}: ${message}`));
+      const message = errorText(error);
+      const text = this.client.state === 'unreachable' ? `${message.charAt(0).toUpperCase()}${message.slice(1)}` : `Cannot reach Airlock at ${shownAddress(url)}: ${message}`;
+      for (const row of quotedLines(text, style, this.screen.layout)) this.screen.line(style.bad(row));
       return 1;
     }
     const demo = model.demo && !/demo/i.test(model.model) ? ' (a demo, offline)' : '';
-    this.screen.line(`Connected to ${showLine(shownAddress(url), style)}, model ${showLine(model.model, style)}${demo}.`);
+    for (const row of quotedLines(`Connected to ${shownAddress(url)}, model ${model.model}${demo}.`, style, this.screen.layout)) this.screen.line(row);
     this.screen.line(style.dim(`Chat ${showLine(this.sessionId, style)}. Ctrl-C stops an answer; Ctrl-D exits.`));
     if (this.continuing) await this.rejoin();
     while (!this.quit.aborted) {
@@ -261,14 +263,12 @@ class ChatSession {
             // stop could not be stored (the run is stopped, a restart before it is stored brings it back, and with
             // several instances so does another instance taking the run over). The server's words say which, and
             // what happens.
-            const said = visibleTextString(toVisibleText(answer.paused, { singleLine: true }));
-            for (const row of noteLines(`The server took the stop: ${said}`, screen.layout, '')) screen.line(screen.style.warn(row));
+            for (const row of quotedLines(`The server took the stop: ${answer.paused}`, screen.style, screen.layout)) screen.line(screen.style.warn(row));
             return 'held';
           } catch (error) {
             if (this.quit.aborted) return 'failed';
             if (isConnectionLost(error)) continue;
-            const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
-            for (const row of noteLines(`The stop was not sent (${message}): the run goes on.`, screen.layout, '')) screen.line(screen.style.bad(row));
+            for (const row of quotedLines(`The stop was not sent (${errorText(error)}): the run goes on.`, screen.style, screen.layout)) screen.line(screen.style.bad(row));
             return 'failed';
           }
         }
@@ -312,15 +312,14 @@ class ChatSession {
     } catch (error) {
       // No such chat yet: the first message starts it under this id.
       if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return;
-      if (!this.quit.aborted) this.screen.line(style.bad(`Cannot read chat ${showLine(this.sessionId, style)}: ${showLine(errorText(error), style)}`));
+      if (!this.quit.aborted) for (const row of quotedLines(`Cannot read chat ${this.sessionId}: ${errorText(error)}`, style, this.screen.layout)) this.screen.line(style.bad(row));
       return;
     }
     if (activeRunId === null) return;
     this.screen.line(style.dim('A run is still going in this chat; following it from its start.'));
     if (paused !== undefined) {
-      const why = visibleTextString(toVisibleText(paused, { singleLine: true }));
-      const note = `It is paused: Airlock cannot store its data for now (${why}). Its calls still wait, and a decision on them is refused until it can store again; it tries again by itself, and the run goes on from there.`;
-      for (const row of noteLines(note, this.screen.layout, '')) this.screen.line(style.warn(row));
+      const note = `It is paused: Airlock cannot store its data for now (${paused}). Its calls still wait, and a decision on them is refused until it can store again; it tries again by itself, and the run goes on from there.`;
+      for (const row of quotedLines(note, style, this.screen.layout)) this.screen.line(style.warn(row));
     }
     this.interrupts = 0;
     await this.follow(this.client.attachRun({ sessionId: this.sessionId, runId: activeRunId, signal: this.quit }), { attached: true });
@@ -354,7 +353,7 @@ class ChatSession {
         await this.show(event, text, reasoning);
       }
     } catch (error) {
-      if (!this.quit.aborted) this.screen.line(this.screen.style.bad(`Lost the run: ${showLine(errorText(error), this.screen.style)}`));
+      if (!this.quit.aborted) for (const row of quotedLines(`Lost the run: ${errorText(error)}`, this.screen.style, this.screen.layout)) this.screen.line(this.screen.style.bad(row));
     } finally {
       this.running = false;
       this.stopping = false;
@@ -545,10 +544,8 @@ class ChatSession {
         if (result.resolved) this.decidedHere.add(event.approvalId);
         if ('alwaysNotSaved' in result) {
           // The allow holds; what was to last was not kept, and the next call like it is asked.
-          // The server's words, escaped without marking: the note is wrapped as plain text, then styled.
-          const why = visibleTextString(toVisibleText(result.alwaysNotSaved, { singleLine: true }));
-          const note = `Allowed this once: "always" could not be saved (${why}), so a call like this one will be asked again.`;
-          for (const row of noteLines(note, screen.layout)) screen.line(style.warn(row));
+          const note = `Allowed this once: "always" could not be saved (${result.alwaysNotSaved}), so a call like this one will be asked again.`;
+          for (const row of quotedLines(note, style, screen.layout, '  ')) screen.line(style.warn(row));
         }
         if (!result.resolved) {
           screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${showLine(String(result.decision ?? 'unknown'), style)}` : '  This call is no longer waiting.'));
@@ -575,9 +572,7 @@ class ChatSession {
           }
           continue;
         }
-        // Escaped without marking: the note is wrapped as plain text, then styled.
-        const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
-        for (const row of noteLines(decisionErrorNote(error, message), screen.layout)) screen.line(style.bad(row));
+        for (const row of quotedLines(decisionErrorNote(error, errorText(error)), style, screen.layout, '  ')) screen.line(style.bad(row));
       }
     }
   }

@@ -1,5 +1,5 @@
-import { toVisibleText, type Decision, type DecisionSource, type LoopEventOf, type RunEndReason, type ToolOutcome } from '@airlock/core';
-import { cardRows, DEFAULT_COLUMNS } from './card-rows';
+import type { Decision, DecisionSource, LoopEventOf, RunEndReason, ToolOutcome } from '@airlock/core';
+import { quotedLines } from './quoted-lines';
 import { showLine, shortName, type CardLayout } from './render-tool-call';
 import type { TerminalStyle } from './terminal-style';
 
@@ -56,13 +56,10 @@ export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string
 
 /**
  * The run's end, on as many rows as its error takes. The error, a model server's or the network's words, may say
- * anything (a model server may quote what the model wrote): it is escaped as one line and wrapped here, each row after
- * the first behind the card's `↪` gutter. Left to the terminal's wrapping, words padded with spaces to its width drew
- * `⏺ terminal` / `  command: ls -la` / `  ✓ allowed` at the left edge, as the client's own lines.
+ * anything (a model server may quote what the model wrote): it is laid out as `quotedLines`.
  */
 export function runEndLines(event: LoopEventOf<'run-end'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
   const label = RUN_ENDS[event.reason];
   if (event.reason !== 'error' || event.error === undefined || event.error === '') return label === '' ? [] : [label];
-  const [first, ...rest] = cardRows(toVisibleText(`${label}: ${event.error}`, { singleLine: true }), (layout.columns ?? DEFAULT_COLUMNS) - 6, style);
-  return [first!.text, ...rest.map((row) => `    ${style.dim('↪')} ${row.text}`)];
+  return quotedLines(`${label}: ${event.error}`, style, layout);
 }

@@ -28,9 +28,9 @@ function fakeTerminal() {
       await expect.poll(() => (from === undefined ? text() : text().slice(text().lastIndexOf(from))), WAIT).toContain(wanted);
     },
     text,
-    /** Waits until what was written, its spaces and line breaks read as one space (notes are wrapped), holds `text`. */
+    /** Waits until what was written, its spaces and line breaks read as one space (notes are wrapped) and rows behind a `↪` gutter joined, holds `text`. */
     async says(wanted: string) {
-      await expect.poll(() => text().replace(/\s+/g, ' '), WAIT).toContain(wanted);
+      await expect.poll(() => text().replace(/\n *↪ /g, '').replace(/\s+/g, ' '), WAIT).toContain(wanted);
     },
   };
 }

@@ -132,6 +132,15 @@ function startCli(args: string[], env: Record<string, string> = {}, { rows = 60,
         }, SCREEN_TIMEOUT)
         .toContain(line);
     },
+    /** Waits until the screen shows `line`, a line the client wrapped itself behind its `↪` gutter read whole. */
+    async showsQuoted(line: string) {
+      await expect
+        .poll(async () => {
+          await flushed();
+          return text().replace(/\n *↪ /g, '');
+        }, SCREEN_TIMEOUT)
+        .toContain(line);
+    },
     /** Everything the client wrote, control sequences included. */
     raw: () => raw,
     /** Waits until the screen shows `text` (count times). */
@@ -873,19 +882,19 @@ describe('airlock chat in a terminal', () => {
     try {
       await using refused = startCli(['chat', '--url', urlOf(refusing), '--token', 'some-token']);
       expect(await refused.exited).toBe(1);
-      await refused.showsLine(`The server refused the token: ${shown}`);
+      await refused.showsQuoted(`The server refused the token: ${shown}`);
       // Nothing cleared the screen: the warning printed first is still there; no title or clipboard was set.
       expect(refused.screen()).toContain('the token is on the command line');
       expectNoTerminalCommands(refused.raw());
 
       await using failed = startCli(['chat', '--url', urlOf(failing), '--token', 'some-token']);
       expect(await failed.exited).toBe(1);
-      await failed.showsLine(`Cannot reach Airlock at ws://127.0.0.1:${(failing.address() as AddressInfo).port}/trpc: ${shown}`);
+      await failed.showsQuoted(`Cannot reach Airlock at ws://127.0.0.1:${(failing.address() as AddressInfo).port}/trpc: ${shown}`);
       expectNoTerminalCommands(failed.raw());
 
       await using fooled = startCli(['chat', '--url', urlOf(impostor), '--token', 'some-token']);
       expect(await fooled.exited).toBe(1);
-      await fooled.showsLine(`Not connected: ${UNPROVEN_SERVER_MESSAGE}`);
+      await fooled.showsQuoted(`Not connected: ${UNPROVEN_SERVER_MESSAGE}`);
       expect(toImpostor).toStrictEqual([]);
     } finally {
       await Promise.all([refusing, failing, impostor].map((server) => new Promise((resolve) => server.close(resolve))));
@@ -898,8 +907,56 @@ describe('airlock chat in a terminal', () => {
     await new Promise((resolve) => closed.close(resolve));
     await using unreachable = startCli(['chat', '--url', `http://127.0.0.1:${port}`, '--token', 'some-token']);
     expect(await unreachable.exited).toBe(1);
-    await unreachable.showsLine(`Cannot reach Airlock at ws://127.0.0.1:${port}/trpc (`);
+    await unreachable.showsQuoted(`Cannot reach Airlock at ws://127.0.0.1:${port}/trpc (`);
     expect(unreachable.text().match(/reach Airlock/gi)).toHaveLength(1);
+  });
+
+  it('wraps what a server says itself, behind a gutter with its padding folded, so words padded to the terminal\'s width never draw the client\'s lines at the left edge', async () => {
+    /** Words padded so that, after `prefix` in a terminal of 110 columns, each forged line starts a row. */
+    const padded = (prefix: string) => {
+      const first = `${prefix}x`;
+      return `x${' '.repeat(110 - (first.length % 110))}⏺ terminal${' '.repeat(100)}  command: ls -la${' '.repeat(93)}  ✓ allowed`;
+    };
+    const prove = (socket: WebSocket, req: IncomingMessage) => {
+      const nonce = new URL(req.url ?? '/', 'http://localhost').searchParams.get('proof') ?? '';
+      const mac = createHmac('sha256', 'some-token').update(`airlock server proof v2\n${req.headers.host}\n${nonce}`).digest('base64url');
+      socket.send(JSON.stringify({ airlock: 'proof', mac }));
+    };
+    const refusing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    refusing.on('connection', (socket, req) => {
+      prove(socket, req);
+      socket.once('message', () => socket.send(JSON.stringify({ id: null, error: { message: padded('The server refused the token: '), code: -32001, data: { code: 'UNAUTHORIZED' } } })));
+    });
+    const failing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    const urlOf = (server: WebSocketServer) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await Promise.all([refusing, failing].map((server) => new Promise((resolve) => server.once('listening', resolve))));
+    const failingPrefix = `Cannot reach Airlock at ws://127.0.0.1:${(failing.address() as AddressInfo).port}/trpc: `;
+    failing.on('connection', (socket, req) => {
+      prove(socket, req);
+      socket.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString()) as { id?: number; method?: string };
+        if (message.method === 'query') socket.send(JSON.stringify({ id: message.id, error: { message: padded(failingPrefix), code: -32603, data: { code: 'INTERNAL_SERVER_ERROR' } } }));
+      });
+    });
+    const forged = (rows: string[]) => rows.filter((row) => /^(⏺ terminal|\s*command: ls -la|\s*✓ allowed)/.test(row));
+    try {
+      await using refused = startCli(['chat', '--url', urlOf(refusing), '--token', 'some-token']);
+      expect(await refused.exited).toBe(1);
+      await refused.shows('The server refused the token: x');
+      let rows = refused.screen().split('\n');
+      expect(forged(rows)).toStrictEqual([]);
+      // The padding folded, the words fit one row.
+      expect(rows.filter((row) => row.startsWith('The server refused the token: x'))).toStrictEqual(['The server refused the token: x␠×79⏺ terminal␠×102command: ls -la␠×95✓ allowed']);
+
+      await using failed = startCli(['chat', '--url', urlOf(failing), '--token', 'some-token']);
+      expect(await failed.exited).toBe(1);
+      await failed.shows(`${failingPrefix}x`);
+      rows = failed.screen().split('\n');
+      expect(forged(rows)).toStrictEqual([]);
+      expect(rows.slice(rows.findIndex((row) => row.startsWith(failingPrefix)) + 1).every((row) => row.startsWith('    ↪ '))).toBe(true);
+    } finally {
+      await Promise.all([refusing, failing].map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 
   it('says at once when the connection is lost and when it is back, above the card and question, which keeps what was typed', async () => {
@@ -988,8 +1045,8 @@ describe('airlock chat in a terminal', () => {
     proxy.forwardTo(other.server.url);
     await proxy.resume();
     await cli.shows('No answer came to the decision (');
+    await cli.showsQuoted(`  No answer came to the decision (${UNPROVEN_SERVER_MESSAGE}). Check the connection and try again.`);
     const text = cli.text().replace(/\n\s*/g, ' ');
-    expect(text).toContain(`No answer came to the decision (${UNPROVEN_SERVER_MESSAGE}). Check the connection and try again.`);
     expect(text).not.toContain('The decision was not sent');
     expect(await cli.exited).toBe(1);
     expect(echo.calls).toStrictEqual([]);
