@@ -1,4 +1,4 @@
-import { AnswerUnknownError, createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { AnswerUnknownError, createAirlockClient, MAX_REASON_LENGTH, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { MAX_MESSAGE_LENGTH, randomId, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
@@ -538,6 +538,13 @@ class ChatSession {
         }
         answer = { decision: 'always' };
       } else answer = parsed;
+      if (answer.decision === 'deny' && answer.reason.length > MAX_REASON_LENGTH) {
+        // Sent whole, the server refused it as not valid: the person had to type the reason again, and shorter.
+        const reason = cutReason(answer.reason);
+        const note = `The reason is ${answer.reason.length.toLocaleString('en')} characters long, and Airlock takes at most ${MAX_REASON_LENGTH.toLocaleString('en')}: it was cut to its first ${reason.length.toLocaleString('en')}.`;
+        for (const row of noteLines(note, screen.layout)) screen.line(style.warn(row));
+        answer = { decision: 'deny', reason };
+      }
       try {
         if (this.client.state === 'reconnecting') for (const row of noteLines('Not connected: the decision is sent once the connection is back.', screen.layout)) screen.line(style.dim(row));
         const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
@@ -736,6 +743,12 @@ function answerUnknownNote(openForMs: number): string {
 
 /** Said when the time in which a decision whose answer is unknown could still be applied has passed. */
 const ANSWER_CLOSED_NOTE = 'The earlier answer can no longer be applied (if it was before, it is shown here). Answer again to decide.';
+
+/** A deny reason cut to the characters the server takes, never between the two halves of a character outside the BMP. */
+function cutReason(reason: string): string {
+  const cut = reason.slice(0, MAX_REASON_LENGTH);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
 
 /** What an error says; a server's or the network's words, to be shown escaped. */
 function errorText(error: unknown): string {

@@ -1,4 +1,4 @@
-import { socketUrl } from '@airlock/client';
+import { MAX_REASON_LENGTH, socketUrl } from '@airlock/client';
 import { DISK_FULL, fillingStore, recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
@@ -218,6 +218,32 @@ describe('airlock chat, with a clock the test moves', () => {
     await terminal.shows('Done.');
     expect(echo.calls).toStrictEqual(['first', 'second']);
     expect(terminal.text()).toContain('✓ allowed by an "always" grant');
+
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('cuts a deny reason over the limit the server takes to that limit and says so: the call is denied with it', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] }, { text: 'Done.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: first');
+    // A character outside the BMP across the limit is not cut in half.
+    const reason = `${'r'.repeat(MAX_REASON_LENGTH - 1)}😀${'s'.repeat(499)}`;
+    terminal.type(`d ${reason}\r`);
+    await terminal.says(`The reason is 2,500 characters long, and Airlock takes at most ${MAX_REASON_LENGTH.toLocaleString('en')}: it was cut to its first 1,999.`);
+    await terminal.shows('Done.');
+    expect(echo.calls).toStrictEqual([]);
+    expect(terminal.text()).not.toContain('refused the decision');
+    expect(terminal.text()).toContain(`✗ denied: ${'r'.repeat(50)}`);
+    const told = fake.requests[1]?.messages as { role: string; content?: unknown }[];
+    expect(/r{100,}\S*/.exec(String(told.at(-1)?.content))?.[0]).toBe('r'.repeat(MAX_REASON_LENGTH - 1));
 
     terminal.input.end();
     expect(await exited).toBe(0);
