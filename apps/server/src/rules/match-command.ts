@@ -234,6 +234,7 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['sftp', { options: ['-S', '-F', '-J', '-D', '-b'], words: SSH_CODE_KEYWORDS }],
   // wget runs `--use-askpass=program`, and reads any wgetrc command from `-e` (`-e use_askpass=…`) or `--config`.
   ['wget', { options: ['--use-askpass', '-e', '--execute', '--config'] }],
+  ['wget2', { options: ['--use-askpass', '-e', '--execute', '--config', '--post-file', '--body-file'] }],
   // `--daemon` serves with a `--config` that may run commands before and after each transfer.
   ['rsync', { options: ['-e', '--rsh', '--rsync-path', '-M', '--remote-option', '--daemon', '--config', '--early-input'], flags: ['--daemon'] }],
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules

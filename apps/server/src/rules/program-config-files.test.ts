@@ -356,6 +356,28 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     // A command before it may write one.
     expect(await ruled('cp x .wgetrc && wget https://example.com/x')).toBe('ask');
   });
+
+  it("wget2's ~/.wget2rc in the workspace naming a program or a file to send, and its options that do: as wget's", async () => {
+    // wget2 1.99 ran the use-askpass program of a ~/.wget2rc for a URL, as wget does its ~/.wgetrc's.
+    const ruled = async (command: string, rule = command) => (await evaluateRules(terminal(command), [prefix(rule, { exact: rule === command })], context)).decision;
+    write('.wget2rc', 'timeout = 60\n# use-askpass = ./evil.sh\n');
+    expect(await ruled('wget2 https://example.com/x')).toBe('allow');
+    for (const [file, text] of [
+      ['.wget2rc', 'use-askpass = ./evil.sh\n'],
+      ['.wget2rc', 'USE_ASKPASS = ./evil.sh\n'],
+      ['.wget2rc', 'post-file = .ssh/id_ed25519\n'],
+      ['.config/wget/wget2rc', 'use-askpass = ./evil.sh\n'],
+    ] as const) {
+      write(file, text);
+      expect(await denied('wget2 https://example.com/x'), text).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/${file.replace('.', '\\.')}`));
+      expect(await ruled('wget2 https://example.com/x'), text).toBe('ask');
+      rmSync(path.join(workspace, file));
+    }
+    for (const command of ['wget2 --use-askpass=./evil.sh https://example.com', 'wget2 -e use-askpass=./evil.sh https://example.com', 'wget2 --config=./rc https://example.com']) {
+      expect(await ruled(command, 'wget2'), command).toBe('ask');
+    }
+    expect(await ruled('wget2 -q https://example.com', 'wget2')).toBe('allow');
+  });
 });
 
 describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json naming plugins, in an ordinary workspace", () => {
@@ -428,6 +450,27 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     ]) {
       expect(await ruled(command), command).toBe('ask');
     }
+  });
+
+  it("npm's .npmrc naming a program it runs (git, browser …), here, above or the person's: npm view of a git spec runs that git", async () => {
+    // npm 11.19 ran the git=./evil.sh of a .npmrc for npm view git+https://…, under a rule for npm view.
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix('npm view'), prefix('npm ls'), prefix('npm docs'), prefix('cd')], context)).decision;
+    vi.stubEnv('HOME', workspace);
+    mkdirSync(path.join(workspace, 'sub'));
+    const calls = ['npm view git+https://example.com/x.git', 'npm ls', 'npm docs lodash', 'cd sub && npm ls'];
+    write('.npmrc', 'registry=https://registry.example.com/\nsave-exact=true\nnode-options=--max-old-space-size=4096\n');
+    for (const command of calls) expect(await ruled(command), command).toBe('allow');
+    for (const text of ['git=./evil.sh\n', 'browser = ./evil.sh\n', '"git" = ./evil.sh\n', 'viewer=browser\nbrowser=./evil.sh\n', 'onload-script=./evil.js\n', 'userconfig=./other\n']) {
+      for (const file of ['.npmrc', 'sub/.npmrc']) {
+        write(file, text);
+        for (const command of file === '.npmrc' ? calls : ['cd sub && npm ls']) expect(await ruled(command), `${file} ${text}: ${command}`).toBe('ask');
+        rmSync(path.join(workspace, file));
+      }
+    }
+    // A script is the project's code, which a call may have written as well: npm test is judged as before.
+    write('.npmrc', 'git=./evil.sh\n');
+    const scripts = async (command: string) => (await evaluateRules(terminal(command), [prefix('npm test'), prefix('npm run build')], context)).decision;
+    for (const command of ['npm test', 'npm run build']) expect(await scripts(command), command).toBe('allow');
   });
 
   it("mypy's config naming plugins or a python executable, here, above or the person's, and its options that load or run: mypy imports or runs them", async () => {

@@ -8,6 +8,8 @@ import { readSmallFile } from '../tools/workspace-git-dir';
 import { isWithin } from '../tools/path-within';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
+import { packageManagerCommand } from './package-manager-commands';
+import { NPM_HARMLESS } from './program-runners';
 import { tomlSets } from './toml-keys';
 
 /** A go env file larger than this is taken as setting what go runs (go env -w writes a few lines). */
@@ -90,6 +92,8 @@ const FOLDER_OPTIONS = new Map([
   // Mercurial's parser (Python's getopt) takes a start of a long option and a short one last in a group.
   ['hg', ['-R', '--repository', '--cwd']],
   ['mypy', []],
+  // Read by pnpmFolders: npm's parser (nopt) reads --prefix and -C as pnpm's does.
+  ['npm', ['--prefix']],
 ]);
 /** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
 const YARN_CONFIGS: readonly ProjectConfig[] = [
@@ -170,6 +174,24 @@ const MYPY_CONFIGS: readonly ProjectConfig[] = [
   { file: 'setup.cfg', runs: MYPY_INI_RUNS },
   { file: path.join('.config', 'mypy', 'config'), runs: MYPY_INI_RUNS },
 ];
+/**
+ * What in an `.npmrc` names a program npm runs at a command a rule may cover as plain: `git` (for a git spec, `npm
+ * view git+https://…` too), `browser` and `viewer` (`npm docs`, `npm help`), `editor`, `shell`, npm 6's
+ * `onload-script` (a module loaded at every command), and another config file (`userconfig`, `globalconfig`); as a
+ * key in any case, quoted or as an array (`git[]`), and any backslash. `script-shell` and `node-options` reach only
+ * the scripts npm runs, which are the project's code already.
+ */
+const NPMRC_RUNS = /\\|^\s*["']?(git|browser|viewer|editor|shell|onload-script|userconfig|globalconfig)["']?\s*(?:\[\])?\s*=/im;
+/** npm's commands that run the project's scripts or a program it is given, which run the project's code anyway. */
+const NPM_SCRIPT_COMMANDS: ReadonlySet<string> = new Set(['test', 'start', 'stop', 'restart', 'run', 'exec', 'install-test', 'install-ci-test']);
+
+/** Whether an npm call runs a script or a program (`npm test`, `npm run build`), past harmless options only. */
+function runsNpmScript(command: SimpleCommand): boolean {
+  const words = command.words.slice(1);
+  const at = words.findIndex((word) => word.kind !== 'literal' || !NPM_HARMLESS.has(word.value));
+  const word = words[at];
+  return word?.kind === 'literal' && NPM_SCRIPT_COMMANDS.has(packageManagerCommand('npm', word.value) ?? '');
+}
 /** The files each reads from the folder it runs in and each folder above, and what in them runs code. */
 const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['yarn', YARN_CONFIGS],
@@ -180,6 +202,7 @@ const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['nx', [{ file: 'nx.json', runs: NX_JSON_RUNS }]],
   ['hg', HG_CONFIGS],
   ['mypy', MYPY_CONFIGS],
+  ['npm', [{ file: '.npmrc', runs: NPMRC_RUNS }]],
 ]);
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
 const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
@@ -217,6 +240,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const changed = line.changedBefore === true || line.fileSystemChanged === true;
   const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
   if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
+  if (project === 'npm' && runsNpmScript(command)) return undefined;
   const folderOptions = FOLDER_OPTIONS.get(project);
   if (folderOptions !== undefined) {
     const folder = path.resolve(workspace, line.folder ?? workspace);
@@ -224,7 +248,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const starts = [folder];
     const givenBy = new Map<string, string[]>();
     for (const option of folderOptions) {
-      const given = project === 'pnpm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry' || project === 'hg');
+      const given = project === 'pnpm' || project === 'npm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry' || project === 'hg');
       if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
       givenBy.set(option, given);
       for (const value of given) starts.push(path.resolve(folder, value));
@@ -236,7 +260,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
       for (const directory of directories) for (const projectFolder of projects) starts.push(path.resolve(folder, directory, projectFolder));
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
-    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'hg' || project === 'mypy' ? [home] : [])];
+    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'npm' || project === 'hg' || project === 'mypy' ? [home] : [])];
     // Named from the workspace, as the person sees its files (a long absolute path is cut short on the card).
     const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : shown(file));
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
@@ -471,6 +495,19 @@ const WGETRC: HomeConfig = {
   },
   what: 'a program it runs or a file it sends',
 };
+// wget2 reads its settings as wget does (`use-askpass`, `post-file`), and `config` names more files to read.
+const WGET2RC: HomeConfig = {
+  files: ['.wget2rc', path.join('.config', 'wget', 'wget2rc')],
+  runs: (text) => {
+    for (const line of text.split('\n')) {
+      const name = /^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1];
+      const bare = name?.replace(/[-_]/g, '').toLowerCase();
+      if (name !== undefined && bare !== undefined && (WGETRC_CODE.has(bare) || bare === 'config')) return name;
+    }
+    return null;
+  },
+  what: 'a program it runs or a file it sends',
+};
 // Every option of curl's command line may stand in its config: more URLs, a file to upload or send, where to write.
 const CURLRC: HomeConfig = { files: ['.curlrc', path.join('.config', 'curlrc')], runs: 'any', what: 'more hosts, files to send or where to write' };
 
@@ -496,6 +533,7 @@ function homeConfigReader(name: string, command: SimpleCommand): HomeConfig | un
   if (SSH_CONFIG_READERS.has(name)) return SSH_CONFIG;
   if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_REMOTE_COMMANDS.has(word.value))) return SSH_CONFIG;
   if (name === 'wget') return WGETRC;
+  if (name === 'wget2') return WGET2RC;
   if (name === 'curl') return CURLRC;
   return undefined;
 }
