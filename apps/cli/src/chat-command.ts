@@ -494,6 +494,7 @@ class ChatSession {
     const cardOnly = () => renderToolCall(event, style, screen.layout, this.tools.get(event.toolName)).map((line) => `${line}\n`).join('');
     let redraw = false;
     for (;;) {
+      if (this.stopping && !(await this.askedDespiteStop())) return;
       // A note said after the answer before (it was not understood, or not sent) pushed the card up: it comes again.
       if (redraw) screen.write(card());
       redraw = true;
@@ -575,13 +576,24 @@ class ChatSession {
               return;
             }
             if (this.quit.aborted) return;
-            for (const row of noteLines(ANSWER_CLOSED_NOTE, screen.layout)) screen.line(style.dim(row));
+            if (!this.stopping) for (const row of noteLines(ANSWER_CLOSED_NOTE, screen.layout)) screen.line(style.dim(row));
           }
           continue;
         }
         for (const row of quotedLines(decisionErrorNote(error, errorText(error)), style, screen.layout, '  ')) screen.line(style.bad(row));
       }
     }
+  }
+
+  /**
+   * Whether a call is asked about again once a stop of its run was asked for (Ctrl-C while an answer was on its way
+   * and the connection down): only when the stop fails. Until the server answers it, nothing is asked, and the
+   * terminal says so: the stop is what the person asked for last.
+   */
+  private async askedDespiteStop(): Promise<boolean> {
+    const { screen } = this;
+    for (const row of noteLines('Not asked again: the run is being stopped.', screen.layout)) screen.line(screen.style.dim(row));
+    return (await this.stopAnswer()) === 'failed';
   }
 
   /** No answer will come to a question about a call: input ended, or the server turned the client away. */

@@ -1,5 +1,6 @@
 import { MAX_REASON_LENGTH, socketUrl } from '@airlock/client';
 import { DISK_FULL, fillingStore, recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
+import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -372,6 +373,51 @@ describe('airlock chat, with a clock the test moves', () => {
     expect(after).not.toContain('Decided while the connection was lost');
     expect(after).not.toContain('in another client\n');
 
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('asks nothing again once Ctrl-C stopped the run while an answer cut off by a lost connection could still land, though the server has not taken the stop yet', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using proxy = await startStallingProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'DANGEROUS' } }] });
+    // An address nobody listens on: the connection cannot come back until the proxy forwards to the server again.
+    const nowhere = createServer();
+    await new Promise<void>((resolve) => nowhere.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(nowhere.address() as AddressInfo).port}`;
+    await new Promise((resolve) => nowhere.close(resolve));
+    const terminal = fakeTerminal();
+    const exited = runChat({
+      address: { url: socketUrl(proxy.url), token: airlock.server.token },
+      input: terminal.input,
+      output: terminal.output,
+      env: { NO_COLOR: '1' },
+      decisionGuardMs: 0,
+      keepAlive: { pingMs: 100, pongWaitMs: 500 },
+      decisionTimeoutMs: 3_000,
+    });
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: DANGEROUS');
+    proxy.stall();
+    terminal.type('a\r');
+    proxy.forwardTo(deadUrl);
+    await terminal.says('Asked again once that time has passed.');
+    terminal.type('\x03');
+    await terminal.says('Stopping… the stop is sent once the connection is back.');
+    // The time in which the answer could land passes with the stop still unsent: the call is not asked about again.
+    await terminal.says('Not asked again: the run is being stopped.');
+    expect(terminal.text().slice(terminal.text().lastIndexOf('Stopping…'))).not.toContain(PROMPT);
+
+    proxy.forwardTo(airlock.server.url);
+    await terminal.shows('■ stopped');
+    await terminal.shows('you›', '■ stopped');
+    expect(terminal.text().slice(terminal.text().lastIndexOf('Stopping…'))).not.toContain(PROMPT);
+    expect(echo.calls).toStrictEqual([]);
     terminal.input.end();
     expect(await exited).toBe(0);
   });
