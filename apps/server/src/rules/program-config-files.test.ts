@@ -357,6 +357,22 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     expect(await ruled('cp x .wgetrc && wget https://example.com/x')).toBe('ask');
   });
 
+  it("git reaching ssh beyond its remote commands: git lfs, a subtree, a request-pull, and a partial clone's lazy fetch for git show or git diff", async () => {
+    // git 2.39 in a partial clone (remote.origin.promisor) ran ssh, and a ProxyCommand, for git show HEAD:f, git diff
+    // HEAD, git log -p, git blame and git checkout, fetching the blobs it lacked (git status, for a tree it lacks).
+    const calls = [
+      'git lfs locks', 'git subtree add -P lib git@host:x main', 'git request-pull v1 git@host:x', 'git maintenance run --task=prefetch',
+      'git svn rebase', 'git show HEAD:f', 'git diff HEAD', 'git log -p -1', 'git blame f', 'git grep x HEAD', 'git checkout main', 'git -C sub show HEAD:f', 'git status',
+    ];
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    write('.ssh/config', 'Host host\n  User me\n');
+    const decisions = async (commands: readonly string[]) => Object.fromEntries(await Promise.all(commands.map(async (command): Promise<[string, string]> => [command, await ruled(command)])));
+    expect(await decisions(calls)).toStrictEqual(Object.fromEntries(calls.map((command) => [command, 'allow'])));
+    write('.ssh/config', 'Host *\n  ProxyCommand ./evil.sh %h\n');
+    expect(await decisions(calls)).toStrictEqual(Object.fromEntries(calls.map((command) => [command, 'ask'])));
+    expect(await decisions(['git --version', 'git config --get user.name', 'git ls-files'])).toStrictEqual({ 'git --version': 'allow', 'git config --get user.name': 'allow', 'git ls-files': 'allow' });
+  });
+
   it("wget2's ~/.wget2rc in the workspace naming a program or a file to send, and its options that do: as wget's", async () => {
     // wget2 1.99 ran the use-askpass program of a ~/.wget2rc for a URL, as wget does its ~/.wgetrc's.
     const ruled = async (command: string, rule = command) => (await evaluateRules(terminal(command), [prefix(rule, { exact: rule === command })], context)).decision;

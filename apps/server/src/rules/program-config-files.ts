@@ -8,6 +8,7 @@ import { readSmallFile } from '../tools/workspace-git-dir';
 import { isWithin } from '../tools/path-within';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
+import { gitGlobalOptions } from './git-arguments';
 import { packageManagerCommand } from './package-manager-commands';
 import { NPM_HARMLESS } from './program-runners';
 import { tomlSets } from './toml-keys';
@@ -455,8 +456,30 @@ interface HomeConfig {
  * rsync, sshfs and ssh-copy-id to reach a host, autossh and mosh to start one.
  */
 const SSH_CONFIG_READERS: ReadonlySet<string> = new Set(['ssh', 'scp', 'sftp', 'rsync', 'sshfs', 'ssh-copy-id', 'autossh', 'mosh']);
-/** git's commands that may talk to a remote, through ssh for an ssh URL (`git@host:x`). */
-const GIT_REMOTE_COMMANDS: ReadonlySet<string> = new Set(['fetch', 'pull', 'push', 'ls-remote', 'clone', 'remote', 'submodule', 'archive', 'fetch-pack', 'send-pack']);
+/**
+ * git's commands that may talk to a remote, through ssh for an ssh URL (`git@host:x`): Git LFS's (`git lfs locks`
+ * too), a subtree's, `request-pull`'s `ls-remote`, `maintenance`'s prefetch, `git svn` over `svn+ssh`.
+ */
+const GIT_REMOTE_COMMANDS: ReadonlySet<string> = new Set([
+  'fetch', 'pull', 'push', 'ls-remote', 'clone', 'remote', 'submodule', 'archive', 'fetch-pack', 'send-pack', 'lfs',
+  'subtree', 'request-pull', 'maintenance', 'svn', 'annex',
+]);
+/**
+ * git's commands that read no object, so never fetch one a partial clone lacks: any other may (`git show HEAD:f`,
+ * `git diff`, `git log -p`, `git blame`, `git checkout`; `git status` once a tree is missing), from its promisor
+ * remote, through ssh for an ssh URL, and a call may have made the repository one (`remote.origin.promisor`).
+ */
+const GIT_LOCAL_COMMANDS: ReadonlySet<string> = new Set(['version', 'help', 'config', 'init', 'var', 'check-ignore', 'ls-files']);
+
+/** Whether a git call may run ssh: a command that talks to a remote in any word, or one that reads objects. */
+function gitMayRunSsh(command: SimpleCommand): boolean {
+  const words = command.words.map((word) => (word.kind === 'literal' ? word.value : undefined));
+  if (words.some((word) => word !== undefined && GIT_REMOTE_COMMANDS.has(word))) return true;
+  const at = gitGlobalOptions(words).command;
+  if (at >= words.length) return false;
+  const subcommand = words[at];
+  return subcommand === undefined || !GIT_LOCAL_COMMANDS.has(subcommand);
+}
 /**
  * ssh_config keywords that run a command line here or load a library (`ProxyCommand`, `LocalCommand`,
  * `KnownHostsCommand`, `PKCS11Provider`, `SecurityKeyProvider`), or read another file that may (`Include`); and a
@@ -531,7 +554,7 @@ function gitMayRunGpg(command: SimpleCommand): boolean {
 /** The config file a call of `name` reads from the home folder that may change what it runs or sends, if any. */
 function homeConfigReader(name: string, command: SimpleCommand): HomeConfig | undefined {
   if (SSH_CONFIG_READERS.has(name)) return SSH_CONFIG;
-  if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_REMOTE_COMMANDS.has(word.value))) return SSH_CONFIG;
+  if (name === 'git' && gitMayRunSsh(command)) return SSH_CONFIG;
   if (name === 'wget') return WGETRC;
   if (name === 'wget2') return WGET2RC;
   if (name === 'curl') return CURLRC;
