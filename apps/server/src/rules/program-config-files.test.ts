@@ -373,6 +373,24 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     expect(await decisions(['git --version', 'git config --get user.name', 'git ls-files'])).toStrictEqual({ 'git --version': 'allow', 'git config --get user.name': 'allow', 'git ls-files': 'allow' });
   });
 
+  it("pip's ~/.config/pip/pip.conf or ~/.pip/pip.conf in the workspace setting a program, an index or a file: pip list runs python = ./evil", async () => {
+    // pip 23.2 ran the python = ./evil of either file for pip list and pip --version, in its own place.
+    const calls = ['pip list', 'pip3 show requests', 'pip --version', 'python3 -m pip list', 'pip install requests'];
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    write('.config/pip/pip.conf', '[global]\ntimeout = 60\ndisable_pip_version_check = true\n# python = ./evil\n[list]\nformat = columns\n');
+    for (const command of calls) expect(await ruled(command), command).toBe('allow');
+    for (const [file, text] of [
+      ['.config/pip/pip.conf', '[global]\npython = ./evil\n'],
+      ['.pip/pip.conf', '[global]\n  python: ./evil\n'],
+      ['.pip/pip.conf', '[install]\nindex-url = http://127.0.0.1:1/simple\n'],
+      ['.pip/pip.conf', '[global]\nlog = .bashrc\n'],
+    ] as const) {
+      write(file, text);
+      for (const command of calls) expect(await ruled(command), `${file} ${text}: ${command}`).toBe('ask');
+      rmSync(path.join(workspace, file));
+    }
+  });
+
   it("wget2's ~/.wget2rc in the workspace naming a program or a file to send, and its options that do: as wget's", async () => {
     // wget2 1.99 ran the use-askpass program of a ~/.wget2rc for a URL, as wget does its ~/.wgetrc's.
     const ruled = async (command: string, rule = command) => (await evaluateRules(terminal(command), [prefix(rule, { exact: rule === command })], context)).decision;

@@ -531,6 +531,30 @@ const WGET2RC: HomeConfig = {
   },
   what: 'a program it runs or a file it sends',
 };
+/**
+ * pip.conf settings that run nothing, fetch from nowhere else and write nowhere a call chose: how much is printed and
+ * how patiently pip waits. Any other may (`python` runs that program in pip's place, pip 22.3 and later, `pip list`
+ * too; `index-url`, `find-links`, `trusted-host` and `proxy` change where packages come from; `log`, `target`, `src`
+ * write where they say), as the same options given on the command line do (match-command.ts's PIP_OPTIONS).
+ */
+const PIP_HARMLESS_SETTINGS: ReadonlySet<string> = new Set([
+  'timeout', 'default-timeout', 'retries', 'disable-pip-version-check', 'no-input', 'quiet', 'verbose', 'no-color',
+  'progress-bar', 'require-virtualenv', 'require-venv', 'format', 'root-user-action', 'no-python-version-warning',
+]);
+const PIP_CONF: HomeConfig = {
+  files: [path.join('.config', 'pip', 'pip.conf'), path.join('.pip', 'pip.conf')],
+  runs: (text) => {
+    for (const line of text.split('\n')) {
+      // A section or a comment. An indented line is read as a key too: configparser takes one as such after a
+      // section's name, and one that goes on a value counts at worst.
+      if (/^\s*(?:$|[[#;])/.test(line)) continue;
+      const key = /^([^=:]*)/.exec(line)?.[1]?.trim() ?? '';
+      if (!PIP_HARMLESS_SETTINGS.has(key.toLowerCase().replace(/^-+/, '').replace(/_/g, '-'))) return key;
+    }
+    return null;
+  },
+  what: 'a program it runs in its own place, where it fetches packages from or where it writes',
+};
 // Every option of curl's command line may stand in its config: more URLs, a file to upload or send, where to write.
 const CURLRC: HomeConfig = { files: ['.curlrc', path.join('.config', 'curlrc')], runs: 'any', what: 'more hosts, files to send or where to write' };
 
@@ -551,12 +575,22 @@ function gitMayRunGpg(command: SimpleCommand): boolean {
   return command.words.slice(1).some((word) => word.kind !== 'literal' || GIT_GPG_COMMANDS.has(word.value) || /^-S|^--(?:gpg-sign|show-signature|signed|verify-signatures)|%G|%\(signature/.test(word.value));
 }
 
+/** Whether a Python call runs pip as a module (`python3 -m pip list`, `-mpip`), or may (a word the shell computes). */
+function runsPipModule(command: SimpleCommand): boolean {
+  return command.words.some((word, index) => {
+    if (word.kind !== 'literal') return true;
+    const next = command.words[index + 1];
+    return word.value === '-mpip' || (word.value === '-m' && (next?.kind !== 'literal' || next.value === 'pip'));
+  });
+}
+
 /** The config file a call of `name` reads from the home folder that may change what it runs or sends, if any. */
 function homeConfigReader(name: string, command: SimpleCommand): HomeConfig | undefined {
   if (SSH_CONFIG_READERS.has(name)) return SSH_CONFIG;
   if (name === 'git' && gitMayRunSsh(command)) return SSH_CONFIG;
   if (name === 'wget') return WGETRC;
   if (name === 'wget2') return WGET2RC;
+  if (/^pip[0-9.]*$/.test(name) || (/^python[0-9.]*$/.test(name) && runsPipModule(command))) return PIP_CONF;
   if (name === 'curl') return CURLRC;
   return undefined;
 }
