@@ -614,10 +614,14 @@ function commandsRun(command: SimpleCommand, line: LineFacts): { run: SimpleComm
     const { run, facts } = found[index]!;
     const words = run.words.map((word) => (word.kind === 'literal' ? word.value : undefined));
     const innerFacts = wrappedFacts(wrappedFolder(words), run, facts);
-    for (const inner of innerCommands(words).words) {
-      const at = command.words.length - inner.length;
+    const inner = innerCommands(words);
+    // A line the wrapper hands a shell (`parallel cargo build ::: a`, `sem cargo build`) is no suffix of the words,
+    // and is not parsed here: what it runs is not judged by the files it reads, so it is not allowed.
+    if (inner.commandLines.length > 0) return undefined;
+    for (const ran of inner.words) {
+      const at = command.words.length - ran.length;
       const first = command.words[at];
-      if (at <= 0 || starts.has(at) || first?.kind !== 'literal' || first.value !== inner[0]) continue;
+      if (at <= 0 || starts.has(at) || first?.kind !== 'literal' || first.value !== ran[0]) continue;
       if (found.length === MAX_COMMANDS_RUN) return undefined;
       starts.add(at);
       found.push({ run: { ...command, words: command.words.slice(at) }, facts: innerFacts });

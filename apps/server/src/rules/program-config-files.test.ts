@@ -543,6 +543,13 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     expect(await ruled('mypy --strict src')).toBe('allow');
   });
 
+  it('behind a wrapper that hands its command to a shell as a line: parallel cargo build ::: a, sem cargo build', async () => {
+    // GNU parallel runs `cargo build a` through a shell, which ran the rustc-wrapper of the .cargo/config.toml beside it.
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
+    write('.cargo/config.toml', '[build]\nrustc-wrapper = "./evil.sh"\n');
+    for (const command of ['parallel cargo build ::: a', 'sem cargo build', 'parallel -j 2 yarn why ::: lodash']) expect(await ruled(command), command).toBe('ask');
+  });
+
   it('behind more wrappers than are judged one by one: asked, never allowed unjudged', async () => {
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision;
     expect(await ruled(`${'nice '.repeat(14)}cargo build`)).toBe('allow');
