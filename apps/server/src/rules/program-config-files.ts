@@ -287,6 +287,8 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     }
     return undefined;
   }
+  // What is left is the kubeconfig readers' (git, let through for gpg, is judged by it alone).
+  if (!KUBECONFIG_READERS.has(name)) return undefined;
   const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (words.some((word) => word !== undefined && KUBECONFIG_OPTION.test(word)) || (words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set'))) {
     return reason(codeWord(name), ' is given a kubeconfig, or writes credentials into the person\'s, whose credential plugin may be a command it runs');
