@@ -79,7 +79,11 @@ describe('commands behind wrappers, examined each once', () => {
   it('asks about a line past the cap, even with an exact allow rule for it', async () => {
     const under = evalOf(2);
     expect((await parseCommandLine(under.command)).kind).toBe('seen');
-    expect(await decide(under.command, [denyRm, under.allow])).toBe('allow');
+    // A rule for eval's words asks anyway (the line eval hands its shell is not judged by the files it reads); one for
+    // the call's exact text allows it while every command on the line is seen.
+    expect(await decide(under.command, [denyRm, under.allow])).toBe('ask');
+    const underText = rule({ tool: 'terminal', match: { kind: 'exact-arguments', arguments: { command: under.command } } });
+    expect(await decide(under.command, [denyRm, underText])).toBe('allow');
     const over = evalOf(Math.ceil(MAX_FOLLOWED_COMMANDS / 100) + 1, 'rm -rf x');
     const line = await parseCommandLine(over.command);
     expect(line).toMatchObject({ kind: 'refused', incomplete: true });
