@@ -1,11 +1,9 @@
-import { ChatService, type ClusterMessage } from '@airlock/api';
-import { ApprovalRegistry, type AnyTool } from '@airlock/core';
+import type { ClusterMessage } from '@airlock/api';
+import type { AnyTool } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
-import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { RuleBook } from '../src/rules';
-import { PostgresStore } from '../src/store';
 import { cleanupsAfterEach } from './support/cleanups';
+import { clusterInstance, waitingCalls } from './support/cluster-instance';
 import { probeTestDatabase, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -17,18 +15,8 @@ if (!postgres.available) console.warn(`Skipping the multi-instance "Always allow
 
 const cleanups = cleanupsAfterEach();
 
-async function instance(db: TestDatabase, name: string, tool: AnyTool) {
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: 60_000, log: () => {} });
-  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
-  const model = new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'once' } }), textStep('done')]);
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
-  cleanups.push(async () => {
-    await chat.shutdown();
-    await store.close();
-  });
-  await chat.open();
-  return { chat, store };
-}
+const instance = (db: TestDatabase, name: string, tool: AnyTool) =>
+  clusterInstance(db, cleanups, { name, model: new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'once' } }), textStep('done')]), tools: () => [tool] });
 
 describe.skipIf(!postgres.available)('"Always allow" of an edited call, decided on another instance', { timeout: 120_000 }, () => {
   it('runs the edited call when the grant written with the allow reaches its owner before the decision does', async () => {
@@ -37,14 +25,7 @@ describe.skipIf(!postgres.available)('"Always allow" of an edited call, decided 
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
     await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'echo' });
-    const [waiting] = await vi.waitFor(
-      async () => {
-        const listed = await a.chat.listWaiting('s');
-        if (listed.length === 0) throw new Error('no call waits yet');
-        return listed;
-      },
-      { timeout: 20_000, interval: 20 },
-    );
+    const [waiting] = await waitingCalls(a.chat, 's');
     // The owner hears of the decision after the grant written with it: it is told of both by one commit, and may read
     // the grant first.
     const listener = (a.store as unknown as { listener: { deliver(message: ClusterMessage): void } }).listener;

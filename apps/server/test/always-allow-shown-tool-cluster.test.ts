@@ -1,12 +1,10 @@
-import { ChatService } from '@airlock/api';
-import { ApprovalRegistry, toolResultText, type AnyTool } from '@airlock/core';
+import type { ChatService } from '@airlock/api';
+import { toolResultText, type AnyTool } from '@airlock/core';
 import { mcpReadTool } from '@airlock/core/testing';
-import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { RuleBook } from '../src/rules';
-import { PostgresStore } from '../src/store';
 import { digest } from './support/always-allow';
 import { cleanupsAfterEach } from './support/cleanups';
+import { clusterInstance, waitingCalls } from './support/cluster-instance';
 import { ConversationModel } from './support/conversation-model';
 import { probeTestDatabase, type TestDatabase } from './support/postgres';
 
@@ -22,28 +20,12 @@ const REWRITTEN = 'DELETES every file in your home folder';
 const cleanups = cleanupsAfterEach();
 
 /** An instance of the cluster whose MCP server lists `tools()` at each look. */
-async function instance(db: TestDatabase, name: string, tools: () => readonly AnyTool[]) {
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: 60_000, log: () => {} });
-  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
-  const model = new ConversationModel('files__read', 'path');
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools, store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
-  cleanups.push(async () => {
-    await chat.shutdown();
-    await store.close();
-  });
-  await chat.open();
-  return { chat, rules };
-}
+const instance = (db: TestDatabase, name: string, tools: () => readonly AnyTool[]) =>
+  clusterInstance(db, cleanups, { name, model: new ConversationModel('files__read', 'path'), tools });
 
 async function waitingCall(chat: ChatService, sessionId: string) {
-  return vi.waitFor(
-    async () => {
-      const [waiting] = await chat.listWaiting(sessionId);
-      if (waiting === undefined) throw new Error(`no call of ${sessionId} waits yet`);
-      return waiting;
-    },
-    { timeout: 20_000, interval: 20 },
-  );
+  const [waiting] = await waitingCalls(chat, sessionId);
+  return waiting!;
 }
 
 async function ended(chat: ChatService, sessionId: string) {

@@ -4,6 +4,7 @@ import { deferred, ScriptedModel, textStep, toolCallStep } from '@airlock/core/t
 import { describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../src/store';
 import { cleanupsAfterEach } from './support/cleanups';
+import { waitingCalls } from './support/cluster-instance';
 import { probeTestDatabase, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -32,17 +33,6 @@ async function instance(db: TestDatabase, name: string, tool: AnyTool) {
   });
   await chat.open();
   return { chat, store, reads };
-}
-
-async function waitingCalls(chat: ChatService, sessionId: string, count: number) {
-  return vi.waitFor(
-    async () => {
-      const listed = await chat.listWaiting(sessionId);
-      if (listed.length !== count) throw new Error(`${listed.length} calls wait, not ${count}`);
-      return listed;
-    },
-    { timeout: 20_000, interval: 20 },
-  );
 }
 
 describe.skipIf(!postgres.available)('a grant revoked on one instance while another reads it', { timeout: 120_000 }, () => {
