@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runChat } from '../src/chat-command';
+import { runChat, type ChatCommandOptions } from '../src/chat-command';
 
 const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
 const WAIT = { timeout: 20_000, interval: 20 };
@@ -36,6 +36,13 @@ function fakeTerminal() {
   };
 }
 
+/** `airlock chat` on a fake terminal, without colour and with no decision guard unless `options` say otherwise. */
+function chatOnFakeTerminal(options: Omit<ChatCommandOptions, 'input' | 'output' | 'env'>) {
+  const terminal = fakeTerminal();
+  const exited = runChat({ input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0, ...options });
+  return { terminal, exited };
+}
+
 describe('airlock chat, in a chat whose run is paused (its data cannot be stored for now)', () => {
   it('says a decision was refused, not unsent; says the run is paused when it joins; and says a stop is kept until the run is taken up', async () => {
     await using fake = await startFakeOpenAIServer();
@@ -44,8 +51,7 @@ describe('airlock chat, in a chat whose run is paused (its data cannot be stored
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], store, retryStoreAfterMs: 20 });
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }, { name: 'echo', arguments: { text: 'second' } }] });
     const address = { url: airlock.server.wsUrl, token: airlock.server.token };
-    const first = fakeTerminal();
-    const firstExited = runChat({ address, sessionId: 'c1', input: first.input, output: first.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    const { terminal: first, exited: firstExited } = chatOnFakeTerminal({ address, sessionId: 'c1' });
     await first.shows('you›');
     first.type('go\r');
     await first.shows(PROMPT, 'text: first');
@@ -62,8 +68,7 @@ describe('airlock chat, in a chat whose run is paused (its data cannot be stored
     expect(first.text()).not.toContain('was not sent');
 
     // Joined while paused: said, where nothing was.
-    const second = fakeTerminal();
-    const secondExited = runChat({ address, sessionId: 'c1', input: second.input, output: second.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    const { terminal: second, exited: secondExited } = chatOnFakeTerminal({ address, sessionId: 'c1' });
     await second.says(`It is paused: Airlock cannot store its data for now (${DISK_FULL}). Its calls still wait`);
     await second.shows(PROMPT, 'text: first');
 
@@ -92,8 +97,7 @@ describe('airlock chat, stopping a run while the server cannot store its data', 
     const { store, fill, free } = fillingStore({ fillsAt: (event) => event.type === 'tool-decision' && event.decision === 'allow' });
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], store, retryStoreAfterMs: 20 });
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] });
-    const terminal = fakeTerminal();
-    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, sessionId: 'c1', input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, sessionId: 'c1' });
     await terminal.shows('you›');
     terminal.type('go\r');
     await terminal.shows(PROMPT, 'text: first');
@@ -138,8 +142,7 @@ describe('airlock chat, with a clock the test moves', () => {
     await using fake = await startFakeOpenAIServer();
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
     fake.enqueue({ text: 'Short one read.' });
-    const terminal = fakeTerminal();
-    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0, sessionId: 's-too-long' });
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, sessionId: 's-too-long' });
     await terminal.shows('you›');
     terminal.type(`${'y'.repeat(100_001)}\r`);
     await terminal.says('Not sent: this message is 100,001 characters long, and Airlock takes at most 100,000 characters in one message. Nothing was started; shorten it, or send it in parts.');
@@ -229,8 +232,7 @@ describe('airlock chat, with a clock the test moves', () => {
     const echo = recordingTool('echo');
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] }, { text: 'Done.' });
-    const terminal = fakeTerminal();
-    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url: airlock.server.wsUrl, token: airlock.server.token } });
 
     await terminal.shows('you›');
     terminal.type('go\r');
@@ -305,8 +307,7 @@ describe('airlock chat, with a clock the test moves', () => {
     const echo = recordingTool('echo');
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }, { name: 'echo', arguments: { text: 'second' } }] }, { text: 'Done.' });
-    const terminal = fakeTerminal();
-    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url: airlock.server.wsUrl, token: airlock.server.token } });
 
     await terminal.shows('you›');
     terminal.type('go\r');
@@ -337,13 +338,8 @@ describe('airlock chat, with a clock the test moves', () => {
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
     proxy.forwardTo(airlock.server.url);
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'late' } }] }, { text: 'Done.' });
-    const terminal = fakeTerminal();
-    const exited = runChat({
+    const { terminal, exited } = chatOnFakeTerminal({
       address: { url: socketUrl(proxy.url), token: airlock.server.token },
-      input: terminal.input,
-      output: terminal.output,
-      env: { NO_COLOR: '1' },
-      decisionGuardMs: 0,
       keepAlive: { pingMs: 100, pongWaitMs: 1_000 },
       decisionTimeoutMs: 2_000,
     });
@@ -389,13 +385,8 @@ describe('airlock chat, with a clock the test moves', () => {
     await new Promise<void>((resolve) => nowhere.listen(0, '127.0.0.1', resolve));
     const deadUrl = `http://127.0.0.1:${(nowhere.address() as AddressInfo).port}`;
     await new Promise((resolve) => nowhere.close(resolve));
-    const terminal = fakeTerminal();
-    const exited = runChat({
+    const { terminal, exited } = chatOnFakeTerminal({
       address: { url: socketUrl(proxy.url), token: airlock.server.token },
-      input: terminal.input,
-      output: terminal.output,
-      env: { NO_COLOR: '1' },
-      decisionGuardMs: 0,
       keepAlive: { pingMs: 100, pongWaitMs: 500 },
       decisionTimeoutMs: 3_000,
     });
@@ -429,13 +420,8 @@ describe('airlock chat, with a clock the test moves', () => {
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
     proxy.forwardTo(airlock.server.url);
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'in time' } }] }, { text: 'Done.' });
-    const terminal = fakeTerminal();
-    const exited = runChat({
+    const { terminal, exited } = chatOnFakeTerminal({
       address: { url: socketUrl(proxy.url), token: airlock.server.token },
-      input: terminal.input,
-      output: terminal.output,
-      env: { NO_COLOR: '1' },
-      decisionGuardMs: 0,
       keepAlive: { pingMs: 100, pongWaitMs: 1_000 },
       // Far beyond the test: the terminal says what it knows when the connection goes, not when this passes.
       decisionTimeoutMs: 600_000,
