@@ -1,28 +1,9 @@
 import { ApprovalRegistry, defineTool, runToolLoop, type LoopEvent } from '@airlock/core';
 import { collectRun } from '@airlock/core/testing';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OpenAICompatibleModel } from './openai-compatible-model';
-
-/** A server that answers every request with `body` as `contentType`: an event stream as written, or a whole completion. */
-async function answeringServer(contentType: string, body: string): Promise<{ url: string } & AsyncDisposable> {
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'Content-Type': contentType });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    [Symbol.asyncDispose]: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { answeringServer } from './test-support';
 
 /** One call of `shout` whose arguments the server sends as an object (`argumentsJson`, written as is), streamed or whole. */
 function answerWith(argumentsJson: string, streamed: boolean): { contentType: string; body: string } {

@@ -6,7 +6,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support
 import { resolveLocalhostAsStock } from '../http/test-support';
 import { lineAlignedFetch } from './line-aligned-fetch';
 import { OpenAICompatibleModel } from './openai-compatible-model';
-import { failure } from './test-support';
+import { answeringServer, failure } from './test-support';
 
 const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };
 
@@ -346,23 +346,6 @@ describe('OpenAICompatibleModel', () => {
   });
 
   describe('a server that does not stream', () => {
-    /** A server that answers every request with `body` as `contentType`, status 200. */
-    async function wholeAnswerServer(contentType: string, body: string): Promise<{ url: string } & AsyncDisposable> {
-      const server = createServer((_request, response) => {
-        response.writeHead(200, { 'Content-Type': contentType });
-        response.end(body);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      return {
-        url: `http://127.0.0.1:${port}/v1`,
-        [Symbol.asyncDispose]: () =>
-          new Promise<void>((resolve) => {
-            server.closeAllConnections();
-            server.close(() => resolve());
-          }),
-      };
-    }
     const completion = (message: Record<string, unknown>, finishReason: string) =>
       JSON.stringify({
         id: 'chatcmpl-1',
@@ -374,7 +357,7 @@ describe('OpenAICompatibleModel', () => {
       });
 
     it('reads a whole JSON completion as the turn: its reasoning, text, tool calls and usage', async () => {
-      await using server = await wholeAnswerServer(
+      await using server = await answeringServer(
         'application/json; charset=utf-8',
         completion(
           {
@@ -401,9 +384,9 @@ describe('OpenAICompatibleModel', () => {
     });
 
     it('holds a whole completion to the limits of a stream, and to its length stop', async () => {
-      await using long = await wholeAnswerServer('application/json', completion({ content: 'x'.repeat(1_000_001) }, 'stop'));
-      await using cut = await wholeAnswerServer('application/json', completion({ content: 'Once upon' }, 'length'));
-      await using broken = await wholeAnswerServer('application/json', '{"choices": [');
+      await using long = await answeringServer('application/json', completion({ content: 'x'.repeat(1_000_001) }, 'stop'));
+      await using cut = await answeringServer('application/json', completion({ content: 'Once upon' }, 'length'));
+      await using broken = await answeringServer('application/json', '{"choices": [');
 
       const tooLong = await failure(new OpenAICompatibleModel({ baseURL: long.url, model: 'm' }).stream(hello, new AbortController().signal));
       const cutOff = await failure(new OpenAICompatibleModel({ baseURL: cut.url, model: 'm' }).stream(hello, new AbortController().signal));
@@ -417,7 +400,7 @@ describe('OpenAICompatibleModel', () => {
     });
 
     it('says so when the answer is neither an event stream nor JSON', async () => {
-      await using server = await wholeAnswerServer('text/html', '<html><body>Sign in to continue</body></html>');
+      await using server = await answeringServer('text/html', '<html><body>Sign in to continue</body></html>');
 
       const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
 
