@@ -116,10 +116,12 @@ describe('OpenAICompatibleModel time limits', () => {
       server!.trickle(response, () => ': loading model\n\n');
     });
 
-    const error = await failure(model({ requestTimeoutMs: 300, idleTimeoutMs: 20 }).stream(hello, new AbortController().signal));
+    // A request limit long enough for the headers to come first on a loaded machine: with 300 ms, a clean clone once
+    // gave up before connecting, which tested nothing of the keep-alives.
+    const error = await failure(model({ requestTimeoutMs: 1_500, idleTimeoutMs: 20 }).stream(hello, new AbortController().signal));
 
     expect(error.message).toBe(
-      `llama.cpp: the model server at ${server.url} did not start answering within 300 ms; the turn was stopped ` +
+      `llama.cpp: the model server at ${server.url} did not start answering within 1500 ms; the turn was stopped ` +
         `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
     );
     await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
