@@ -72,7 +72,8 @@ describe.skipIf(!(await probeBubblewrap(true)).available)('Airlock started with 
     await using _stopped = stopping(launcher);
     const output = () => readFileSync(outFile, 'utf8');
     const link = await startUpLink(output);
-    expect(output()).toContain(`Workspace: ${workspace}`);
+    // Printed just after the link: it may not be in the file yet when the link is.
+    await vi.waitFor(() => expect(output()).toContain(`Workspace: ${workspace}`), { timeout: 10_000, interval: 50 });
     expect(output()).toContain(`Note: Airlock's output goes to ${outFile}, inside the workspace.`);
     expect(output()).toContain(`Note: Airlock's output goes to ${errFile}, inside the workspace.`);
 
