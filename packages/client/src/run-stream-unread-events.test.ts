@@ -57,17 +57,24 @@ async function startServer() {
 
 const delta = (seq: number) => ({ type: 'text-delta', runId: 'r', text: `t${seq}` });
 
+/**
+ * A client holding at most 5 unread events, attached to run `r` of `server`: its first read waiting, and the
+ * subscription's id once the server has it (sent once the stream is read, or at once: either way it is waited for).
+ */
+async function attachedRun(server: Awaited<ReturnType<typeof startServer>>) {
+  const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0, maxUnreadEvents: 5 });
+  const run = client.attachRun({ sessionId: 's', runId: 'r' });
+  const first = run.next();
+  const { id } = await server.message((m) => m.method === 'subscription');
+  server.send({ id, result: { type: 'started' } });
+  return { client, run, first, id, [Symbol.asyncDispose]: () => client.close() };
+}
+
 describe('a run stream the caller reads slower than events come', () => {
   it('holds at most maxUnreadEvents unread: gives those out, then ends with an error naming the limit and where to attach from', async () => {
     await using server = await startServer();
-    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0, maxUnreadEvents: 5 });
-    await using _closed = { [Symbol.asyncDispose]: () => client.close() };
-    const run = client.attachRun({ sessionId: 's', runId: 'r' });
-    // The subscription is sent once the stream is read, or at once: either way the server waits for it.
-    const first = run.next();
-    const subscribed = await server.message((m) => m.method === 'subscription');
-    const id = subscribed.id;
-    server.send({ id, result: { type: 'started' } });
+    await using attached = await attachedRun(server);
+    const { client, run, first, id } = attached;
     for (let seq = 1; seq <= 50; seq += 1) server.send({ id, result: { type: 'data', id: `r:${seq}`, data: { id: `r:${seq}`, data: delta(seq) } } });
     // Answered after the events on the same socket: once the answer is read, so are they.
     const pending = client.pending('s');
@@ -92,13 +99,8 @@ describe('a run stream the caller reads slower than events come', () => {
 
   it('counts only what waits: a caller that keeps up reads a run of more events than the limit to its end', async () => {
     await using server = await startServer();
-    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0, maxUnreadEvents: 5 });
-    await using _closed = { [Symbol.asyncDispose]: () => client.close() };
-    const run = client.attachRun({ sessionId: 's', runId: 'r' });
-    const first = run.next();
-    const subscribed = await server.message((m) => m.method === 'subscription');
-    const id = subscribed.id;
-    server.send({ id, result: { type: 'started' } });
+    await using attached = await attachedRun(server);
+    const { run, first, id } = attached;
     const given: unknown[] = [];
     let next = first;
     for (let seq = 1; seq <= 20; seq += 1) {
