@@ -64,6 +64,27 @@ describe('OpenAIChunkReader', () => {
     expect(reader.finish()).toStrictEqual([{ type: 'finish', reason: 'stop', usage: { inputTokens: 4, outputTokens: 1 } }]);
   });
 
+  it('refuses a second choice, streamed or whole, rather than run a call made of pieces of two answers', () => {
+    // Asked for one answer, a server that sends two (n > 1) would have them read as one: the first choice's call
+    // `{"path":"notes` finished by the second's `/../../etc/passwd"}`, a call neither answer made.
+    const streamed = new OpenAIChunkReader();
+    streamed.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '{"path":"notes' } }] }));
+    const second = { choices: [{ index: 1, delta: { tool_calls: [{ index: 0, function: { arguments: '/../../etc/passwd"}' } }] }, finish_reason: null }] };
+    expect(() => streamed.push(second)).toThrow(MalformedChunkError);
+    expect(() => streamed.push(second)).toThrow(/a second choice \(index 1\); one answer was asked for/);
+
+    // Without indexes, a choice's place in the list is its index.
+    const unindexed = new OpenAIChunkReader();
+    expect(() => unindexed.push({ choices: [{ delta: { content: 'a' } }, { delta: { content: 'b' } }] })).toThrow(/a second choice \(index 1\)/);
+
+    const whole = new OpenAIChunkReader();
+    const message = (content: string) => ({ message: { role: 'assistant', content }, finish_reason: 'stop' });
+    expect(() => whole.pushCompletion({ choices: [message('yes'), message('no')] })).toThrow(/a second choice \(index 1\)/);
+
+    // One choice numbered 0, as servers send it, is read as before.
+    expect(new OpenAIChunkReader().push({ choices: [{ index: 0, delta: { content: 'a' } }] })).toStrictEqual([{ type: 'text-delta', text: 'a' }]);
+  });
+
   it('refuses chunks of the wrong shape and out-of-range tool-call indexes', () => {
     const reader = new OpenAIChunkReader();
 

@@ -38,6 +38,7 @@ const chunkSchema = z.object({
   choices: z
     .array(
       z.object({
+        index: z.number().nullish(),
         delta: z
           .object({
             content: z.string().nullish(),
@@ -115,7 +116,11 @@ export class OpenAIChunkReader {
       throw new MalformedChunkError(`unexpected chunk shape${where}: ${issue?.message ?? 'invalid'}`);
     }
     const parts: ModelPart[] = [];
-    for (const choice of parsed.data.choices ?? []) {
+    for (const [place, choice] of (parsed.data.choices ?? []).entries()) {
+      // One answer is asked for (no `n`): a second, read as the same one, would join its text and its calls' pieces
+      // to the first's, a call neither answer made.
+      const index = choice.index ?? place;
+      if (index !== 0) throw new MalformedChunkError(`the answer holds a second choice (index ${index}); one answer was asked for`);
       const delta = choice.delta;
       // Some servers send the same text under both names; one of them is enough.
       const reasoning = delta?.reasoning_content ?? delta?.reasoning;
