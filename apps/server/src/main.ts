@@ -7,6 +7,7 @@ import { environmentSecretWarnings, openLauncherLink } from './launcher-link';
 import { outputFiles } from './output-files';
 import { startServer } from './start-server';
 import { StorageFailure } from './store/storage-failure';
+import { StoreError } from './store/store-error';
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -70,8 +71,8 @@ async function main(argv: readonly string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof StorageFailure) {
-      // A configuration problem, or a full or failing disk, is the user's to fix: the message says what, a stack trace
+    if (error instanceof ConfigError || error instanceof StorageFailure || error instanceof StoreError) {
+      // A configuration problem, a full or failing disk, or a damaged database is the user's to fix: the message says what, a stack trace
       // would only hide it.
       console.error(consoleLine(`airlock: ${error.message}`));
     } else {

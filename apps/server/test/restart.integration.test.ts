@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAirlockClient, type LoopEvent } from '@airlock/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
-import { startServerProcess, type ServerProcess } from './support/server-process';
+import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -200,6 +201,25 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     expect(seen.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'executed' });
     expect(readFileSync(marker, 'utf8')).toBe('once\n');
     expect(run.lastEventId).toBe(`run-3:${seen.length}`);
+  });
+
+  it('a waiting run whose stored record was damaged (text quick_check does not read) stops the start with the file and the record named, and runs nothing', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const marker = join(workspace, 'ran.txt');
+    const first = await startServer(dataDir, workspace, token);
+    await startWaitingRun(first, token, `touch ${marker}`);
+    await stop(first, 'SIGTERM');
+    const file = join(dataDir, 'airlock.db');
+    const db = new Database(file);
+    db.prepare("UPDATE events SET json = substr(json, 1, length(json) - 3) WHERE run_id = 'run-1' AND seq = 2").run();
+    db.close();
+
+    const refused = await startOrExit(['--data-dir', dataDir, '--workspace', workspace], { AIRLOCK_TOKEN: token }, cleanups);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toContain(`airlock: ${file}: holds a damaged record (an event of run run-1: `);
+    expect(refused.output).toContain('It was left as it is: restore it from a backup, or move it aside to start with an empty store.');
+    expect(refused.output).not.toContain('    at ');
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {

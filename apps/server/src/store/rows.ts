@@ -77,6 +77,29 @@ export interface RuleRow {
   last_used_at: number | null;
 }
 
+/**
+ * A stored record whose JSON does not read: the file was damaged (or edited) where SQLite's quick_check does not look,
+ * in the text of a row. Names the record, so the person learns which chat it belongs to rather than a parser's stack.
+ */
+export class DamagedRecordError extends Error {
+  override readonly name = 'DamagedRecordError';
+  constructor(
+    readonly record: string,
+    options: { cause: unknown },
+  ) {
+    super(`${record}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
+  }
+}
+
+/** A record's JSON as it was written; `record` names it (e.g. "an event of run r1") when the text does not read. */
+export function storedJson<T>(json: string, record: string): T {
+  try {
+    return JSON.parse(json) as T;
+  } catch (error) {
+    throw new DamagedRecordError(record, { cause: error });
+  }
+}
+
 export const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
 
 const DEFAULT_AUDIT_LIMIT = 100;
@@ -101,7 +124,7 @@ export function toRun(row: RunRow): StoredRun {
   return {
     runId: row.run_id,
     sessionId: row.session_id,
-    options: JSON.parse(row.options) as StoredRun['options'],
+    options: storedJson<StoredRun['options']>(row.options, `the options of run ${row.run_id}`),
     startedAt: row.started_at,
     endedAt: row.ended_at,
     endReason: row.end_reason,
@@ -115,12 +138,12 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     sessionId: row.session_id,
     toolCallId: row.tool_call_id,
     toolName: row.tool_name,
-    arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
-    editedArguments: row.edited_arguments === null ? null : (JSON.parse(row.edited_arguments) as ToolCallRecord['editedArguments']),
+    arguments: storedJson<ToolCallRecord['arguments']>(row.arguments, `the arguments of call ${row.tool_call_id} of run ${row.run_id}`),
+    editedArguments: row.edited_arguments === null ? null : storedJson<ToolCallRecord['editedArguments']>(row.edited_arguments, `the edited arguments of call ${row.tool_call_id} of run ${row.run_id}`),
     approvalId: row.approval_id,
     executesCode: toBoolean(row.executes_code),
     toolVersion: row.tool_version,
-    tool: toShownTool(row.shown_tool),
+    tool: toShownTool(row),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     decision: row.decision,
@@ -141,15 +164,15 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
 }
 
 /** The shown tool's JSON as written; one that does not read as a shown tool is not known (the card falls back to the tool list). */
-function toShownTool(json: string | null): ShownTool | null {
-  if (json === null) return null;
-  const parsed = shownToolSchema.safeParse(JSON.parse(json));
+function toShownTool(row: Pick<LedgerRow, 'shown_tool' | 'tool_call_id' | 'run_id'>): ShownTool | null {
+  if (row.shown_tool === null) return null;
+  const parsed = shownToolSchema.safeParse(storedJson(row.shown_tool, `the tool shown for call ${row.tool_call_id} of run ${row.run_id}`));
   return parsed.success ? parsed.data : null;
 }
 
 /** The shown tool of a waiting call, as a field; none when not known. */
-function shownToolOf(json: string | null): { tool?: ShownTool } {
-  const tool = toShownTool(json);
+function shownToolOf(row: LedgerRow): { tool?: ShownTool } {
+  const tool = toShownTool(row);
   return tool === null ? {} : { tool };
 }
 
@@ -168,10 +191,10 @@ export function toPending(row: LedgerRow): PendingApproval {
     runId: row.run_id,
     toolCallId: row.tool_call_id,
     toolName: row.tool_name,
-    arguments: JSON.parse(row.arguments) as PendingApproval['arguments'],
+    arguments: storedJson<PendingApproval['arguments']>(row.arguments, `the arguments of call ${row.tool_call_id} of run ${row.run_id}`),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
-    ...shownToolOf(row.shown_tool),
+    ...shownToolOf(row),
   };
 }
 
@@ -185,14 +208,14 @@ export function toGrant(row: GrantRow): StoredGrant {
     scope: 'session',
     sessionId: row.scope_value,
     toolName: row.tool_name,
-    arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as StoredGrant['arguments']),
+    arguments: row.arguments === null ? null : storedJson<StoredGrant['arguments']>(row.arguments, `the arguments of grant ${row.grant_id}`),
     toolVersion: row.tool_version,
     createdAt: row.created_at,
   };
 }
 
 export function toStoredRule(row: RuleRow): StoredRule {
-  return { rule: JSON.parse(row.json) as Rule, hits: row.hits, lastUsedAt: row.last_used_at };
+  return { rule: storedJson<Rule>(row.json, 'a rule'), hits: row.hits, lastUsedAt: row.last_used_at };
 }
 
 /** The `scope_value` column of a rule: the chat's session id, the workspace's path, or '' for a global rule. */

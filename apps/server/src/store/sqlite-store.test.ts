@@ -240,6 +240,27 @@ describe('SqliteStore', () => {
     expect((await readFile(file)).equals(bytes)).toBe(true);
   });
 
+  it('names the file and the record when a row\'s text was damaged where quick_check does not read, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('kept'));
+    await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE messages SET json = '{\"role\":\"us' WHERE session_id = 'kept'").run();
+    db.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const error = await expectStoreError(reopened.loadMessagePage('kept', { limit: 10, maxChars: 1000 }), 'corrupt', file);
+    expect(error.message).toBe(
+      `${file}: holds a damaged record (a message of chat kept: Unterminated string in JSON at position 11). It was left as it is: restore it from a backup, or move it aside to start with an empty store.`,
+    );
+    await expectStoreError(reopened.loadMessages('kept'), 'corrupt', file);
+    expect((await reopened.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
+    await reopened.close();
+  });
+
   it('refuses a database truncated to 0 bytes, saying how to start afresh, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);

@@ -29,17 +29,20 @@ import { migrate } from './migrate';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
-import { asStorageFailure, StorageFailure } from './storage-failure';
+import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-failure';
+import { StoreError } from './store-error';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
   auditLimit,
   callsOfPage,
+  DamagedRecordError,
   decodeCursor,
   pageEnd,
   readAuditPage,
   readMessagePage,
   ruleScopeValue,
+  storedJson,
   toGrant,
   toRun,
   toSession,
@@ -137,7 +140,11 @@ export class SqliteStore implements AirlockStore {
       const report = importJsonSessions(db, { directory: options.directory, now: now() });
       for (const { file: name, reason } of report.skipped) log(`Skipped the saved chat ${join(options.directory, name)}: ${reason}`);
       if (report.imported.length > 0) log(`Imported ${report.imported.length} saved chat(s) from ${options.directory} into ${file}; the JSON files were left in place.`);
-      return new SqliteStore(db, file, report);
+      // A row whose text does not read fails the read that met it with the file named and what to do, here at start
+      // as later: quick_check reads the pages, not the JSON in them.
+      return withErrorsMapped(new SqliteStore(db, file, report), (error) =>
+        error instanceof DamagedRecordError ? new StoreError(file, 'corrupt', `holds a damaged record (${error.message})`, { cause: error }) : error,
+      );
     } catch (error) {
       db.close();
       throw asStoreError(file, error);
@@ -200,7 +207,7 @@ export class SqliteStore implements AirlockStore {
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
     // Row by row: all the rows' JSON at once would be a second copy of the whole chat before any of it is parsed.
-    return Array.from(this.statements.loadMessages.pluck().iterate(sessionId), (json) => JSON.parse(json) as ChatMessage);
+    return Array.from(this.statements.loadMessages.pluck().iterate(sessionId), (json) => storedJson<ChatMessage>(json, `a message of chat ${sessionId}`));
   }
 
   async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
@@ -208,7 +215,7 @@ export class SqliteStore implements AirlockStore {
     const before = pageEnd(query.before);
     const sized = s.sizeMessages.all({ sessionId, before, limit: Math.max(0, query.limit) });
     const rows = readMessagePage(sized, query.maxChars, (seqs) => s.messagesAt.all(sessionId, JSON.stringify(seqs)));
-    const messages = rows.map((row) => JSON.parse(row.json) as ChatMessage);
+    const messages = rows.map((row) => storedJson<ChatMessage>(row.json, `a message of chat ${sessionId}`));
     const calls = callsOfPage(rows, messages);
     const toolCalls = calls.length === 0 ? [] : s.toolCallsOf.all(sessionId, JSON.stringify(calls)).map(toToolCall);
     // Seqs run 1, 2, 3… in a chat: the first's seq says how many come before it.
@@ -218,7 +225,7 @@ export class SqliteStore implements AirlockStore {
 
   async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {
     const json = this.statements.firstRunMessage.pluck().get(sessionId, runId);
-    return json === undefined ? undefined : (JSON.parse(json) as ChatMessage);
+    return json === undefined ? undefined : storedJson<ChatMessage>(json, `a message of chat ${sessionId}`);
   }
 
   async createRun(run: StoredRun): Promise<void> {
@@ -287,11 +294,11 @@ export class SqliteStore implements AirlockStore {
   }
 
   async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
-    if (page === undefined) return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => JSON.parse(json) as LoopEvent);
+    if (page === undefined) return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => storedJson<LoopEvent>(json, `an event of run ${runId}`));
     // Where the page's events stand and their size first, not their text: only what fits is read (and parsed).
     const end = lastSeqOfPage(this.statements.eventSizes.all(runId, afterSeq, Math.max(1, page.events)), page);
     if (end === undefined) return [];
-    return this.statements.loadEventRange.pluck().all(runId, afterSeq, end).map((json) => JSON.parse(json) as LoopEvent);
+    return this.statements.loadEventRange.pluck().all(runId, afterSeq, end).map((json) => storedJson<LoopEvent>(json, `an event of run ${runId}`));
   }
 
   async lastEventSeq(runId: string): Promise<number> {
@@ -300,7 +307,7 @@ export class SqliteStore implements AirlockStore {
 
   async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
     const json = this.statements.loadLastEvent.pluck().get(runId);
-    return json === undefined ? undefined : (JSON.parse(json) as LoopEvent);
+    return json === undefined ? undefined : storedJson<LoopEvent>(json, `an event of run ${runId}`);
   }
 
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
