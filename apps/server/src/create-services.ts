@@ -1,6 +1,5 @@
 import { ChatService, MemoryStore, ToolSettingsService, type AirlockServices, type AirlockStore, type Cluster, type ModelInfo, type ToolCatalog } from '@airlock/api';
 import { ApprovalRegistry, ConcurrencyLimit, type AnyTool } from '@airlock/core';
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, type AirlockConfig } from './config';
@@ -54,9 +53,9 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.
   const databaseFiles =
     config.database === undefined ? [] : [options.env?.PGPASSFILE ?? process.env.PGPASSFILE ?? join(homedir(), '.pgpass'), databaseClientKey(config.database.url)];
-  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, ...databaseFiles.filter((file) => file !== undefined && existsSync(file))].filter(
-    (entry) => entry !== undefined,
-  );
+  // Named whether or not they are there yet: a password file written while the server runs is hidden from the calls
+  // that follow (each call masks what is there as it starts, and keeps it out of its view of the folder).
+  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, ...databaseFiles].filter((entry) => entry !== undefined);
   const outputFiles = options.outputFiles ?? (() => []);
   for (const file of outputFiles()) {
     if (isWithin(config.workspace, file)) {

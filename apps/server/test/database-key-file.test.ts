@@ -32,4 +32,25 @@ describe.skipIf(!postgres.available)(postgres.available ? 'the database client k
       await created.close();
     }
   });
+
+  it('a password file made after start-up is hidden from the calls that follow, as one there before', async () => {
+    await using database = await openTestDatabase();
+    await using workspace = await tempFolder('/var/tmp');
+    await using keys = await tempFolder('/var/tmp');
+    const passwordFile = path.join(keys.path, 'pgpass');
+    const env = { ...process.env, PGPASSFILE: passwordFile, AIRLOCK_DATABASE_URL: TEST_DATABASE_URL, AIRLOCK_DATABASE_SCHEMA: database.schema, AIRLOCK_TOOL_SANDBOX: 'bubblewrap' };
+    const created = await createServices(loadConfig(['--workspace', workspace.path], env, workspace.path), { log: () => {}, env });
+    try {
+      // Not there at start-up: the person adds it while the server runs (the client key cannot be: the database
+      // client reads it as the server starts).
+      await writeFile(passwordFile, '*:*:*:airlock:airlock-database-password\n', { mode: 0o600 });
+      await writeFile(path.join(keys.path, 'notes.txt'), 'not secret\n');
+      const terminal = toolNamed(created.services.catalog.tools(), 'terminal');
+      const result = await runTool(terminal, { command: `cat ${passwordFile}; ls ${keys.path}` });
+      expect(result.content).not.toContain('airlock-database-password');
+      expect(result.content).toContain('notes.txt');
+    } finally {
+      await created.close();
+    }
+  });
 });
