@@ -39,9 +39,10 @@ export function importJsonSessions(db: Database, { directory, now }: ImportJsonS
   const insertMessage = db.prepare('INSERT INTO messages (session_id, seq, json, at) VALUES (?, ?, ?, ?)');
   const record = db.prepare('INSERT INTO json_imports (file, session_id, outcome, at) VALUES (?, ?, ?, ?)');
 
-  const sessions = files.map((file) => ({ file, ...readSession(join(directory, file)) }));
   db.transaction(() => {
-    for (const entry of sessions) {
+    // One file at a time: a start that held every chat at once ran out of memory with many large ones.
+    for (const file of files) {
+      const entry = { file, ...readSession(join(directory, file)) };
       let reason = entry.reason;
       if (entry.session !== undefined && sessionExists.get(entry.session.sessionId) !== undefined) reason = 'a chat with the same id is already stored';
       if (entry.session === undefined || reason !== undefined) {
@@ -76,9 +77,11 @@ function jsonFiles(directory: string, folder: string): string[] {
 
 function readSession(path: string): { session?: StoredSession; reason?: string } {
   try {
-    if (!statSync(path).isFile()) return { reason: 'not a file' };
+    const info = statSync(path);
+    if (!info.isFile()) return { reason: 'not a file' };
+    // By its size, before a byte is read: read whole first, a file of a few hundred MiB filled the heap.
+    if (info.size > MAX_FILE_BYTES) return { reason: `larger than ${MAX_FILE_BYTES} bytes` };
     const text = readFileSync(path, 'utf8');
-    if (text.length > MAX_FILE_BYTES) return { reason: `larger than ${MAX_FILE_BYTES} bytes` };
     const parsed = storedSessionSchema.safeParse(JSON.parse(text));
     if (!parsed.success) return { reason: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') };
     if (basename(path) !== fileName(parsed.data.sessionId)) return { reason: 'its name does not match the session inside' };
