@@ -2057,8 +2057,11 @@ export class ChatService {
       if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: paused === undefined ? toolResultText.interrupted(call.name) : toolResultText.endNotStored(call.name) };
       return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
     });
-    const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
-    const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
+    const executed = [...records.values()].filter((record) => record.outcome === 'executed');
+    const executedCallIds = executed.map((record) => record.toolCallId);
+    // An edited call ran as edited: that is what a call of the model's repeats, not the proposal the person changed.
+    const executedEdits = new Map(executed.flatMap((record) => (record.editedArguments === null ? [] : [[record.toolCallId, record.editedArguments] as const])));
+    const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds, ...(executedEdits.size === 0 ? {} : { executedEdits }) };
     const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: { ...limits, ...definedOnly(stored.options) }, resume });
     // Stopped by a person while no instance held it (its owner had died), or while it was paused: it ends here as
     // cancelled, running nothing.

@@ -1227,6 +1227,45 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toStrictEqual([toolResultText.interrupted('python'), expect.stringContaining('declined')]);
     });
 
+    it('counts as duplicates the calls this run executed, as they ran: not another run’s call of the same id, nor the proposal the person edited', async () => {
+      const python = recordingTool('python');
+      const interrupted = turnWith({ id: 'c2', code: 'running' });
+      const model = new ScriptedModel([
+        toolCallStep({ name: 'python', arguments: { code: 'earlier run' }, id: 'c1' }, { name: 'python', arguments: { code: 'proposed' }, id: 'c2' }, { name: 'python', arguments: { code: 'edited' }, id: 'c3' }),
+        textStep('done'),
+      ]);
+      const { events } = await collectRunWith(
+        {
+          messages: [
+            { role: 'user', content: 'before' },
+            turnWith({ id: 'c1', code: 'earlier run' }),
+            { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'ok' },
+            { role: 'user', content: 'hi' },
+            turnWith({ id: 'c1', code: 'proposed' }),
+            { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'ok' },
+            interrupted,
+          ],
+          tools: [python.tool],
+          model,
+          resume: {
+            calls: [{ call: interrupted.role === 'assistant' ? interrupted.toolCalls![0]! : never(), state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted('python') }],
+            toolCallsUsed: 2,
+            executedCallIds: ['c1'],
+            executedEdits: new Map([['c1', { code: 'edited' }]]),
+          },
+        },
+        'deny',
+      );
+      expect(ofType(events, 'tool-end').map((e) => [e.toolCallId, e.outcome])).toStrictEqual([
+        ['c2', 'interrupted'],
+        // Ids this run gave before the restart are taken: those calls get ids of their own.
+        [expect.not.stringMatching(/^c[12]$/), 'denied'],
+        [expect.not.stringMatching(/^c[12]$/), 'denied'],
+        ['c3', 'duplicate'],
+      ]);
+      expect(python.calls).toStrictEqual([]);
+    });
+
     it('a deadline that passed while the server was down ends the restored call as timed out', async () => {
       const python = recordingTool('python');
       const registry = new ApprovalRegistry();

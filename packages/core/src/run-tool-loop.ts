@@ -185,6 +185,11 @@ export interface ResumeState {
   toolCallsUsed: number;
   /** Ids of this run's calls that executed successfully (kept out of duplicates no more). */
   executedCallIds: readonly string[];
+  /**
+   * Of those, the ones the person edited before allowing them: the arguments each ran with, by call id. A call is a
+   * duplicate of what ran, not of the proposal the person changed. Default none.
+   */
+  executedEdits?: ReadonlyMap<string, ToolArguments>;
 }
 
 export type ResumedCall =
@@ -351,11 +356,14 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     }
   } else if (resume) {
     toolCallsUsed = resume.toolCallsUsed;
-    if (resume.executedCallIds.length > 0) succeeded = executedKeys(messages, resume.executedCallIds);
+    // The run's own messages are those after the person's message that started it: the call ids they gave are taken,
+    // and its executed calls are found among them (another run's call may have had the same id).
+    runStart = messages.findLastIndex((message) => message.role === 'user') + 1;
+    if (resume.executedCallIds.length > 0) succeeded = executedKeys(messages, runStart, resume.executedCallIds, resume.executedEdits);
     if (history !== undefined) {
       // Read again before the next model turn: the calls of the last turn wait and run without it.
+      letGo = messages.length - runStart;
       messages = [];
-      letGo = 0;
     }
     yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
     // A call of that turn never put up is judged against what is offered now: a tool turned off meanwhile is not run.
@@ -657,13 +665,21 @@ function sameTurn(added: ChatMessage, read: ChatMessage): boolean {
   return added.role === read.role && (added.role !== 'tool' || (read.role === 'tool' && added.toolCallId === read.toolCallId));
 }
 
-/** The duplicate-check keys of the calls with these ids, found in the conversation's assistant turns. */
-function executedKeys(messages: readonly ChatMessage[], ids: readonly string[]): Set<string> {
+/**
+ * The duplicate-check keys of the calls with these ids, found in the assistant turns from `start` on: each as it ran,
+ * with the arguments the person edited it to (`edits`) where they did.
+ */
+function executedKeys(messages: readonly ChatMessage[], start: number, ids: readonly string[], edits: ReadonlyMap<string, ToolArguments> | undefined): Set<string> {
   const wanted = new Set(ids);
   const keys = new Set<string>();
-  for (const message of messages) {
+  for (let i = start; i < messages.length; i++) {
+    const message = messages[i]!;
     if (message.role !== 'assistant') continue;
-    for (const call of message.toolCalls ?? []) if (wanted.has(call.id)) keys.add(callKey(call));
+    for (const call of message.toolCalls ?? []) {
+      if (!wanted.has(call.id)) continue;
+      const edited = edits?.get(call.id);
+      keys.add(callKey(edited === undefined ? call : { ...call, arguments: edited }));
+    }
   }
   return keys;
 }
