@@ -134,6 +134,12 @@ export const CLOSE_REPLACED_BEFORE_TOKEN = 4001;
 /** How long such a socket has to answer its close before it is cut. */
 const GIVEN_WAY_CLOSE_MS = 2_000;
 
+/**
+ * Requests a plain HTTP socket may send ahead of their answers (pipelined) and have wait; one more and it is closed.
+ * Browsers send none ahead; Node's and curl's clients neither.
+ */
+export const MAX_PIPELINED_REQUESTS = 16;
+
 /** How many ports a server on port 0 tries before giving up, when another process holds [::1] on the one it got. */
 const TWIN_ATTEMPTS = 5;
 
@@ -321,7 +327,30 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     },
   });
 
+  // Requests waiting on each socket behind the one being answered (sent back to back, pipelined).
+  const pipelined = new WeakMap<Socket, number>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (res.socket !== null) {
+      serve(req, res);
+      return;
+    }
+    // Node hands a pipelined request on at once, its answer queued unsent: each file asked for was read into answers a
+    // client that reads nothing never takes. So it is handled once its answer's turn comes. And as waiting requests no
+    // longer hold answers, Node reads on without end: a socket with more than MAX_PIPELINED_REQUESTS waiting is closed.
+    const socket = req.socket;
+    const waiting = (pipelined.get(socket) ?? 0) + 1;
+    if (waiting > MAX_PIPELINED_REQUESTS) {
+      socket.destroy();
+      return;
+    }
+    pipelined.set(socket, waiting);
+    res.once('socket', () => {
+      pipelined.set(socket, (pipelined.get(socket) ?? 1) - 1);
+      serve(req, res);
+    });
+  });
+
+  function serve(req: IncomingMessage, res: ServerResponse): void {
     handleRequest(req, res).catch((error: unknown) => {
       // Its client went away before the answer was done (a reload, a tab closed, or anyone cutting requests short on
       // purpose): nothing failed here. Logged, each such request made a line, so anyone, without the token, could
@@ -334,7 +363,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       if (!res.headersSent) sendText(res, 500, 'Internal Server Error', securityHeaders(undefined));
       else res.destroy();
     });
-  });
+  }
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!guard.check(req.headers, req.rawHeaders).allowed) {

@@ -2,6 +2,7 @@ import { ChatService, confirmInputSchema, type AppRouter, type ModelInfo } from 
 import { ApprovalRegistry, type ModelPart } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, textStep, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, truncate, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
 import { connect } from 'node:net';
@@ -13,7 +14,7 @@ import { WebSocket } from 'ws';
 import { ConfigError, DEFAULT_CAPACITY, loadConfig, type Capacity } from '../src/config';
 import { openFileLimit } from '../src/http/open-file-limit';
 import { MAX_MESSAGE_SEPARATORS } from '../src/http/requests-per-message';
-import { CLOSE_REPLACED_BEFORE_TOKEN, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+import { CLOSE_REPLACED_BEFORE_TOKEN, MAX_PIPELINED_REQUESTS, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
@@ -754,7 +755,76 @@ describe('plain HTTP sockets', () => {
     reader.socket.resume();
     expect(await reader.closed).toBeLessThan(size);
   });
+
+  it('is answered the requests it sends back to back one at a time: a client reading nothing has one file read for it, not one per request (found in review)', async () => {
+    await using dir = await tempDir();
+    const size = 1024 * 1024;
+    // The one answered and every one that may wait.
+    const requests = MAX_PIPELINED_REQUESTS + 1;
+    const file = join(dir.path, 'web', 'big.bin');
+    await mkdir(join(dir.path, 'web'));
+    await writeFile(file, '');
+    await truncate(file, size);
+    await using running = await startTestServer({ httpTimeouts: PATIENT, webRoot: join(dir.path, 'web') });
+    const { port } = running.server;
+    await using reader = await rawTcp(port, { paused: true });
+    reader.socket.write(`GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(requests));
+    await vi.waitFor(() => expect(openCopies(file)).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
+
+    // As each part of an answer is read, the files the server holds open for the socket are counted: the one it sends, and the next.
+    let received = 0;
+    let most = 0;
+    reader.socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      most = Math.max(most, openCopies(file));
+    });
+    reader.socket.resume();
+    await vi.waitFor(() => expect(received).toBeGreaterThan(requests * size), { timeout: 20_000, interval: 20 });
+    expect(most).toBeLessThanOrEqual(2);
+  }, 30_000);
+
+  it('is closed once more requests than the bound wait behind an answer it does not read; up to the bound, each is answered in order (found in review)', async () => {
+    await using dir = await tempDir();
+    const size = 32 * 1024 * 1024;
+    await mkdir(join(dir.path, 'web'));
+    await writeFile(join(dir.path, 'web', 'big.bin'), '');
+    // Sparse: larger than every buffer between the server and a client that reads nothing, so the requests after it wait.
+    await truncate(join(dir.path, 'web', 'big.bin'), size);
+    await using running = await startTestServer({ httpTimeouts: PATIENT, webRoot: join(dir.path, 'web') });
+    const { port } = running.server;
+    const first = `GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+    const next = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+    const last = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`;
+
+    await using over = await rawTcp(port, { paused: true });
+    over.socket.write(first + next.repeat(MAX_PIPELINED_REQUESTS) + last);
+    over.socket.resume();
+    expect(await over.closed).toBeLessThan(size);
+
+    await using within = await rawTcp(port, { paused: true });
+    const chunks: Buffer[] = [];
+    within.socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    within.socket.write(first + next.repeat(MAX_PIPELINED_REQUESTS - 1) + last);
+    within.socket.resume();
+    await within.closed;
+    const answers = Buffer.concat(chunks).toString('latin1').match(/HTTP\/1\.1 200 OK\r\n/g) ?? [];
+    expect(answers).toHaveLength(MAX_PIPELINED_REQUESTS + 1);
+    expect(await healthz(port)).toBe(200);
+  }, 30_000);
 });
+
+/** How many descriptors this process holds open on `path`. */
+function openCopies(path: string): number {
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === path) count++;
+    } catch {
+      // Closed since it was listed.
+    }
+  }
+  return count;
+}
 
 async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
   const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-limits-')));
