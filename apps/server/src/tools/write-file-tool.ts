@@ -99,8 +99,9 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
 async function writeAtomically(folder: WorkspaceFolder, name: string, content: string, mode: number | undefined): Promise<void> {
   const temporary = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    // 'wx' creates exclusively, so a link planted under the temporary name is not followed.
-    const handle = await open(temporary, 'wx', 0o644);
+    // 'wx' creates exclusively, so a link planted under the temporary name is not followed. Made with the mode of the
+    // file it replaces: made 0644 then set to a private file's 0600, another user could open it meanwhile and read the content.
+    const handle = await open(temporary, 'wx', mode ?? 0o644);
     try {
       await handle.writeFile(content, 'utf8');
       if (mode !== undefined) await handle.chmod(mode);
