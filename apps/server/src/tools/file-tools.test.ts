@@ -196,6 +196,23 @@ describe('write_file', () => {
     });
     await expect(lstat(path.join(f.ws, 'new-folder'))).rejects.toThrow('ENOENT');
   });
+
+  test('refuses a path ending in "/." or "/..", which names a folder too, and neither creates nor replaces a file there', async () => {
+    await using f = await fixture();
+    await writeFile(path.join(f.ws, 'run.sh'), 'old');
+    const refusals = [];
+    for (const requested of ['new-folder/.', 'new-folder/inner/..', 'run.sh/.', 'run.sh/x/..']) {
+      refusals.push(await runTool(f.write, { path: requested, content: 'x' }));
+    }
+    expect(refusals).toStrictEqual([
+      { content: 'Error: "new-folder/." names a folder (it ends with "/."); give a file\'s path. Nothing was written.', isError: true },
+      { content: 'Error: "new-folder/inner/.." names a folder (it ends with "/.."); give a file\'s path. Nothing was written.', isError: true },
+      { content: 'Error: "run.sh/." names a folder (it ends with "/."); give a file\'s path. Nothing was written.', isError: true },
+      { content: 'Error: "run.sh/x/.." names a folder (it ends with "/.."); give a file\'s path. Nothing was written.', isError: true },
+    ]);
+    await expect(lstat(path.join(f.ws, 'new-folder'))).rejects.toThrow('ENOENT');
+    expect(await readFile(path.join(f.ws, 'run.sh'), 'utf8')).toBe('old');
+  });
 });
 
 describe('list_directory', () => {

@@ -60,8 +60,12 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
         if (bytes > options.maxWriteBytes) {
           return toolFailure(`the content is ${bytes} bytes; write_file accepts at most ${options.maxWriteBytes}. Nothing was written.`);
         }
-        // A path ending in a separator names a folder: writing the file without it would create what was not asked.
-        if (args.path.endsWith('/')) return toolFailure(`"${args.path}" names a folder (it ends with "/"); give a file's path. Nothing was written.`);
+        // A path ending in a separator, or in "/." or "/..", names a folder: writing the file the words before it name
+        // would create, or replace, what was not asked (`run.sh/x/..` would replace run.sh).
+        const folderEnding = /\/(?:\.\.?)?$/u.exec(args.path)?.[0];
+        if (folderEnding !== undefined) {
+          return toolFailure(`"${args.path}" names a folder (it ends with "${folderEnding}"); give a file's path. Nothing was written.`);
+        }
         const names = await paths.names(args.path);
         const name = names.at(-1);
         if (name === undefined) return toolFailure(`"${args.path}" is a directory.`);
