@@ -1,4 +1,5 @@
 import { StoreUnavailableError, type StoreUnavailableReason } from '@airlock/api';
+import { asDamagedStore } from './rows';
 import { withErrorsMapped } from './storage-failure';
 
 /** Socket errors of a connection that was never made: nothing was sent. */
@@ -49,8 +50,9 @@ export function asStoreUnavailable(location: string, error: unknown): unknown {
  * The store, with what its methods reject with for a database that cannot be used for now (full, out of memory or
  * connections, shutting down, unreachable) turned into a StoreUnavailableError naming the database: a client is
  * told what happened and what to do, not "internal error". Everything else passes through unchanged. Its methods
- * run on the store itself, so what they call inside it sees the driver's own errors.
+ * run on the store itself, so what they call inside it sees the driver's own errors. A record whose text does not read
+ * is said as a damaged database, naming it and the record (asDamagedStore).
  */
 export function withUnavailableErrors<Store extends object>(store: Store, location: string): Store {
-  return withErrorsMapped(store, (error) => asStoreUnavailable(location, error));
+  return withErrorsMapped(store, (error) => asStoreUnavailable(location, asDamagedStore(location, error)));
 }

@@ -191,6 +191,22 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await store.loadMessages('other')).length).toBe(Math.ceil(count / 100));
   });
 
+  it('names the schema and the record when a row\'s text does not read as JSON, as the SQLite store names its file', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    await store.createSession(session('kept'));
+    await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+    await withClient((client) => client.query(`UPDATE ${escapeIdentifier(database.schema)}.messages SET json = '{"role":"us' WHERE session_id = 'kept'`));
+    const error = await store.loadMessages('kept').then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).problem).toBe('corrupt');
+    expect((error as StoreError).message).toContain(`(schema ${database.schema}): holds a damaged record (a message of chat kept: Unterminated string in JSON at position 11)`);
+    expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
+  });
+
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
     await using database = await openTestDatabase();
     const logged: string[] = [];

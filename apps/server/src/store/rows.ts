@@ -1,5 +1,6 @@
 import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
 import { NotFoundError, shownToolSchema, storedReason, type ChatMessage, type ResultCut, type ShownTool } from '@airlock/core';
+import { StoreError } from './store-error';
 
 /**
  * The rows both stores read and how they become records. A boolean column comes back as 0/1 from SQLite and as a
@@ -98,6 +99,11 @@ export function storedJson<T>(json: string, record: string): T {
   } catch (error) {
     throw new DamagedRecordError(record, { cause: error });
   }
+}
+
+/** A DamagedRecordError as a StoreError of the database it was read from (`location`); any other error as it is. */
+export function asDamagedStore(location: string, error: unknown): unknown {
+  return error instanceof DamagedRecordError ? new StoreError(location, 'corrupt', `holds a damaged record (${error.message})`, { cause: error }) : error;
 }
 
 export const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';

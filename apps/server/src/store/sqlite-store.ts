@@ -30,13 +30,12 @@ import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
 import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-failure';
-import { StoreError } from './store-error';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
   auditLimit,
   callsOfPage,
-  DamagedRecordError,
+  asDamagedStore,
   decodeCursor,
   pageEnd,
   readAuditPage,
@@ -142,9 +141,7 @@ export class SqliteStore implements AirlockStore {
       if (report.imported.length > 0) log(`Imported ${report.imported.length} saved chat(s) from ${options.directory} into ${file}; the JSON files were left in place.`);
       // A row whose text does not read fails the read that met it with the file named and what to do, here at start
       // as later: quick_check reads the pages, not the JSON in them.
-      return withErrorsMapped(new SqliteStore(db, file, report), (error) =>
-        error instanceof DamagedRecordError ? new StoreError(file, 'corrupt', `holds a damaged record (${error.message})`, { cause: error }) : error,
-      );
+      return withErrorsMapped(new SqliteStore(db, file, report), (error) => asDamagedStore(file, error));
     } catch (error) {
       db.close();
       throw asStoreError(file, error);
