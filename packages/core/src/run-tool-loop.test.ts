@@ -1266,6 +1266,36 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(python.calls).toStrictEqual([]);
     });
 
+    it('counts a call of the resumed turn whose end was stored as edited by what ran, not by its proposal', async () => {
+      const python = recordingTool('python');
+      const turn = turnWith({ id: 'c1', code: 'proposed' });
+      const model = new ScriptedModel([
+        toolCallStep({ name: 'python', arguments: { code: 'proposed' }, id: 'c2' }, { name: 'python', arguments: { code: 'edited' }, id: 'c3' }),
+        textStep('done'),
+      ]);
+      const ran = toolResultText.edited({ code: 'edited' }, 'ok', true);
+      const { events } = await collectRunWith(
+        {
+          messages: [{ role: 'user', content: 'hi' }, turn],
+          tools: [python.tool],
+          model,
+          resume: {
+            calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'ended', outcome: 'executed', result: ran }],
+            toolCallsUsed: 0,
+            executedCallIds: ['c1'],
+            executedEdits: new Map([['c1', { code: 'edited' }]]),
+          },
+        },
+        'deny',
+      );
+      expect(ofType(events, 'tool-end').map((e) => [e.toolCallId, e.outcome])).toStrictEqual([
+        ['c1', 'executed'],
+        ['c2', 'denied'],
+        ['c3', 'duplicate'],
+      ]);
+      expect(python.calls).toStrictEqual([]);
+    });
+
     it('a deadline that passed while the server was down ends the restored call as timed out', async () => {
       const python = recordingTool('python');
       const registry = new ApprovalRegistry();

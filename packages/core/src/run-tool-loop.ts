@@ -534,6 +534,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         if (resumed && 'end' in resumed) {
           toolCallsUsed++;
           result = resumed.end;
+          // Ended before a restart, as the person edited it: what ran is the edit.
+          const edited = resume instanceof ParkedRun ? undefined : resume?.executedEdits?.get(call.id);
+          if (edited !== undefined) ran = { ...call, arguments: edited };
         } else if (ticket) {
           toolCallsUsed++;
           const settled = yield* decideAndRun(i);
