@@ -230,65 +230,123 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const [first] = command.words;
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
-  const project = name === 'yarnpkg' ? 'yarn' : name === 'chg' ? 'hg' : name === 'dmypy' ? 'mypy' : name;
-  const homeConfig = homeConfigReader(name, command);
-  const gitRunsGpg = name === 'git' && gitMayRunGpg(command);
-  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && homeConfig === undefined && !gitRunsGpg && !GNUPG_PROGRAMS.has(name) && !isNixProgram(name) && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
+  const project = PROJECT_NAMES.get(name) ?? name;
+  const readers = CONFIG_READERS.filter((reader) => reader.reads(name, command, project));
+  if (readers.length === 0) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
-  const inWorkspace = (file: string) => isWithin(workspace, file) || isWithin(realWorkspace, leadsTo(file));
-  const changed = line.changedBefore === true || line.fileSystemChanged === true;
-  const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
-  if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
-  if (project === 'npm' && runsNpmScript(command)) return undefined;
-  const folderOptions = FOLDER_OPTIONS.get(project);
-  if (folderOptions !== undefined) {
-    const folder = path.resolve(workspace, line.folder ?? workspace);
-    const configs = PROJECT_CONFIGS.get(project) ?? [];
-    const starts = [folder];
-    const givenBy = new Map<string, string[]>();
-    for (const option of folderOptions) {
-      const given = project === 'pnpm' || project === 'npm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry' || project === 'hg');
-      if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
-      givenBy.set(option, given);
-      for (const value of given) starts.push(path.resolve(folder, value));
-    }
-    if (project === 'poetry') {
-      // Poetry takes --project from the --directory it is given (`-C a -P b` is a/b).
-      const directories = [...(givenBy.get('--directory') ?? []), ...(givenBy.get('-C') ?? [])];
-      const projects = [...(givenBy.get('--project') ?? []), ...(givenBy.get('-P') ?? [])];
-      for (const directory of directories) for (const projectFolder of projects) starts.push(path.resolve(folder, directory, projectFolder));
-    }
-    // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
-    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'npm' || project === 'hg' || project === 'mypy' ? [home] : [])];
-    // Named from the workspace, as the person sees its files (a long absolute path is cut short on the card).
-    const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : shown(file));
-    return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
+  const look: ConfigLook = {
+    name,
+    project,
+    command,
+    line,
+    home,
+    workspace,
+    inWorkspace: (file) => isWithin(workspace, file) || isWithin(realWorkspace, leadsTo(file)),
+    changed: line.changedBefore === true || line.fileSystemChanged === true,
+    shown: (file) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file),
+  };
+  for (const reader of readers) {
+    const why = reader.mayRun(look);
+    if (why !== undefined) return why;
   }
-  if (name === 'nmap') return nmapFolderMayRun(home, inWorkspace, changed, shown);
+  return undefined;
+}
+
+/** Programs that read the configs of another's project: Yarn's second name, Mercurial's command server, mypy's daemon. */
+const PROJECT_NAMES: ReadonlyMap<string, string> = new Map([
+  ['yarnpkg', 'yarn'],
+  ['chg', 'hg'],
+  ['dmypy', 'mypy'],
+]);
+
+/** What a check of a call's config files works from. */
+interface ConfigLook {
+  /** The program's name as the call gives it, and the project whose configs it reads (PROJECT_NAMES). */
+  name: string;
+  project: string;
+  command: SimpleCommand;
+  line: LineFacts;
+  /** The home folder a call's programs have (HOME as a call gets it). */
+  home: string;
+  workspace: string;
+  /** Whether a file lies in the workspace, by its text or where its links lead. */
+  inWorkspace: (file: string) => boolean;
+  /** A command before it on the line may have changed the file system: a file in the workspace may hold anything. */
+  changed: boolean;
+  /** How a file is named to the person (`~/…` in the home folder). */
+  shown: (file: string) => string;
+}
+
+/** Programs that read config files a call may have written: which calls do, and why such a file may run a command. */
+interface ConfigReader {
+  reads: (name: string, command: SimpleCommand, project: string) => boolean;
+  mayRun: (look: ConfigLook) => Reason | undefined;
+}
+
+/** Each reader a call is one of is asked in turn, the first reason found given. */
+const CONFIG_READERS: readonly ConfigReader[] = [
+  { reads: (name) => name === 'go', mayRun: goEnvMayRun },
+  // An npm call that runs a script or a program runs the project's code anyway (runsNpmScript).
+  { reads: (_name, command, project) => FOLDER_OPTIONS.has(project) && !(project === 'npm' && runsNpmScript(command)), mayRun: projectFoldersMayRun },
+  { reads: (name) => name === 'nmap', mayRun: nmapFolderMayRun },
   // git signs and verifies through gpg (`-S`, `--show-signature`, `%G?`, or as its config says), which reads ~/.gnupg.
-  const gpg = gitRunsGpg ? gnupgConfigMayRun(path.join(home, '.gnupg'), 'gpg', inWorkspace, changed, shown) : undefined;
-  if (gpg !== undefined) return gpg;
-  if (homeConfig !== undefined) return homeConfigMayRun(homeConfig, name, homesOf(home), inWorkspace, changed, shown);
-  if (GNUPG_PROGRAMS.has(name)) return gnupgConfigMayRun(path.join(home, '.gnupg'), name, inWorkspace, changed, shown);
-  if (isNixProgram(name)) return nixHomeMayRun(home, name, inWorkspace, changed, shown);
-  if (name === 'gh') {
-    // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
-    const config = path.join(home, '.config', 'gh', 'config.yml');
-    const text = !inWorkspace(config) ? null : changed ? undefined : fileText(config, MAX_GH_CONFIG_BYTES);
-    if (text !== null && (text === undefined || GH_CONFIG_RUNS.test(text))) {
-      return reason(codeWord('gh'), ' reads ', codeWord(shown(config)), ', its config in the workspace, where a call may have written it, which names a browser, an editor, a pager or a shell alias it runs');
-    }
-    // gh's extensions folder (XDG_DATA_HOME's, which a call's gh has not): `gh evil` runs its `gh-evil`.
-    const extensions = path.join(home, '.local', 'share', 'gh', 'extensions');
-    if (inWorkspace(extensions) && (changed || holdsEntry(extensions, () => true))) {
-      return reason(codeWord('gh'), ' runs the extensions of ', codeWord(shown(extensions)), ', which lies in the workspace, where a call may have written one');
-    }
-    return undefined;
+  { reads: (name, command) => name === 'git' && gitMayRunGpg(command), mayRun: (look) => gnupgConfigMayRun(look, 'gpg') },
+  { reads: (name, command) => homeConfigReader(name, command) !== undefined, mayRun: homeConfigMayRun },
+  { reads: (name) => GNUPG_PROGRAMS.has(name), mayRun: (look) => gnupgConfigMayRun(look, look.name) },
+  { reads: isNixProgram, mayRun: nixHomeMayRun },
+  { reads: (name) => name === 'gh', mayRun: ghConfigMayRun },
+  { reads: (name) => KUBECONFIG_READERS.has(name), mayRun: kubeconfigMayRun },
+];
+
+/**
+ * Why Yarn, pnpm, npm, composer, Poetry, nx, Mercurial or mypy may run code a config file of the folder it runs in,
+ * or one it is given, is or names: each is read from that folder and every folder above it (and the home folder's,
+ * for some), and a call may have written one.
+ */
+function projectFoldersMayRun(look: ConfigLook): Reason | undefined {
+  const { name, project, command, workspace, home } = look;
+  const folder = path.resolve(workspace, look.line.folder ?? workspace);
+  const starts = [folder];
+  const givenBy = new Map<string, string[]>();
+  for (const option of FOLDER_OPTIONS.get(project) ?? []) {
+    const given = project === 'pnpm' || project === 'npm' ? pnpmFolders(command) : givenFolders(command, option, project === 'poetry' || project === 'hg');
+    if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
+    givenBy.set(option, given);
+    for (const value of given) starts.push(path.resolve(folder, value));
   }
-  // What is left is the kubeconfig readers' (git, let through for gpg, is judged by it alone).
-  if (!KUBECONFIG_READERS.has(name)) return undefined;
+  if (project === 'poetry') {
+    // Poetry takes --project from the --directory it is given (`-C a -P b` is a/b).
+    const directories = [...(givenBy.get('--directory') ?? []), ...(givenBy.get('-C') ?? [])];
+    const projects = [...(givenBy.get('--project') ?? []), ...(givenBy.get('-P') ?? [])];
+    for (const directory of directories) for (const projectFolder of projects) starts.push(path.resolve(folder, directory, projectFolder));
+  }
+  // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
+  const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' || project === 'npm' || project === 'hg' || project === 'mypy' ? [home] : [])];
+  // Named from the workspace, as the person sees its files (a long absolute path is cut short on the card).
+  const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : look.shown(file));
+  return projectConfigMayRun({ name, folders, configs: PROJECT_CONFIGS.get(project) ?? [], inWorkspace: look.inWorkspace, changed: look.changed, shown: named });
+}
+
+/** gh's config (a browser, an editor, a pager or an alias it runs) and its extensions, in a workspace holding the home folder. */
+function ghConfigMayRun({ home, inWorkspace, changed, shown }: ConfigLook): Reason | undefined {
+  // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
+  const config = path.join(home, '.config', 'gh', 'config.yml');
+  const text = !inWorkspace(config) ? null : changed ? undefined : fileText(config, MAX_GH_CONFIG_BYTES);
+  if (text !== null && (text === undefined || GH_CONFIG_RUNS.test(text))) {
+    return reason(codeWord('gh'), ' reads ', codeWord(shown(config)), ', its config in the workspace, where a call may have written it, which names a browser, an editor, a pager or a shell alias it runs');
+  }
+  // gh's extensions folder (XDG_DATA_HOME's, which a call's gh has not): `gh evil` runs its `gh-evil`.
+  const extensions = path.join(home, '.local', 'share', 'gh', 'extensions');
+  if (inWorkspace(extensions) && (changed || holdsEntry(extensions, () => true))) {
+    return reason(codeWord('gh'), ' runs the extensions of ', codeWord(shown(extensions)), ', which lies in the workspace, where a call may have written one');
+  }
+  return undefined;
+}
+
+/** The kubeconfig readers' (kubectl, oc, helm …): a kubeconfig given or written, helm's plugins, the person's kubeconfig. */
+function kubeconfigMayRun({ name, command, home, inWorkspace, changed, shown }: ConfigLook): Reason | undefined {
   const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (words.some((word) => word !== undefined && KUBECONFIG_OPTION.test(word)) || (words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set'))) {
     return reason(codeWord(name), ' is given a kubeconfig, or writes credentials into the person\'s, whose credential plugin may be a command it runs');
@@ -340,7 +398,8 @@ const MAX_GNUPG_VERSIONED_FILES = 16;
  * lies in the workspace, where a call may have written one; undefined otherwise. Settings that run nothing (a
  * keyserver, a default key) leave the call as its rules say.
  */
-function gnupgConfigMayRun(folder: string, name: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+function gnupgConfigMayRun({ home, inWorkspace, changed, shown }: ConfigLook, name: string): Reason | undefined {
+  const folder = path.join(home, '.gnupg');
   if (!inWorkspace(folder)) return undefined;
   const why = (file: string) => reason(codeWord(name), ' reads ', codeWord(shown(file)), ', in the workspace, where a call may have written it, which may name a program it or the agent it starts runs');
   if (changed) return why(folder);
@@ -390,7 +449,7 @@ const MAX_NIX_CONF_BYTES = 64 * 1024;
  * registry (`registry.json` maps `nixpkgs` to any flake), nixpkgs' config and overlays (which replace any package),
  * `~/.nix-defexpr` (where `<nixpkgs>` is looked for) and `~/.nix-channels`: any of them there counts.
  */
-function nixHomeMayRun(home: string, name: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+function nixHomeMayRun({ home, name, inWorkspace, changed, shown }: ConfigLook): Reason | undefined {
   const why = (file: string, what: string) => reason(codeWord(name), ' reads ', codeWord(shown(file)), `, in the workspace, where a call may have written it, ${what}`);
   const config = path.join(home, '.config', 'nix');
   if (inWorkspace(config) && changed) return why(config, 'whose settings, registry or packages may name what it runs');
@@ -423,7 +482,7 @@ function nixConfRuns(text: string): boolean {
  * nmap takes each of its files from `~/.nmap` before its own (its NSE scripts, `nse_main.lua`, `nselib`, the data of
  * `-sV`), the home its user's passwd entry names rather than `HOME`: any entry there counts.
  */
-function nmapFolderMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+function nmapFolderMayRun({ home, inWorkspace, changed, shown }: ConfigLook): Reason | undefined {
   for (const folder of homesOf(home).map((at) => path.join(at, '.nmap'))) {
     if (inWorkspace(folder) && (changed || holdsEntry(folder, () => true))) {
       return reason(codeWord('nmap'), ' takes scripts and data from ', codeWord(shown(folder)), ' before its own, a folder in the workspace, where a call may have put one');
@@ -602,8 +661,10 @@ function homeConfigReader(name: string, command: SimpleCommand): HomeConfig | un
  * `ProxyCommand`, `~/.wgetrc`'s `use_askpass`, any `~/.curlrc`), when that file lies in the workspace, where a call
  * may have written it; undefined otherwise.
  */
-function homeConfigMayRun(config: HomeConfig, name: string, homes: readonly string[], inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
-  for (const file of homes.flatMap((home) => config.files.map((relative) => path.join(home, relative)))) {
+function homeConfigMayRun({ name, command, home, inWorkspace, changed, shown }: ConfigLook): Reason | undefined {
+  const config = homeConfigReader(name, command);
+  if (config === undefined) return undefined;
+  for (const file of homesOf(home).flatMap((at) => config.files.map((relative) => path.join(at, relative)))) {
     if (!inWorkspace(file)) continue;
     const text = changed ? undefined : fileText(file, MAX_HOME_CONFIG_BYTES);
     if (text === null) continue;
@@ -770,7 +831,7 @@ function pnpmFolders(command: SimpleCommand): string[] | null {
   return folders;
 }
 
-function goEnvMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+function goEnvMayRun({ home, inWorkspace, changed, shown }: ConfigLook): Reason | undefined {
   // os.UserConfigDir: a call's go has no XDG_CONFIG_HOME or GOENV (buildChildEnv).
   const envFile = path.join(home, '.config', 'go', 'env');
   const envInWorkspace = inWorkspace(envFile);
