@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
@@ -93,20 +93,30 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
           );
         }
         // The rename replaces whatever is at the name by then, a link swapped in included: it is never followed.
-        await writeAtomically(folder, name, args.content, existing === undefined ? undefined : Number(existing.mode & 0o777n));
+        await writeAtomically(folder, name, args.content, existing === undefined ? undefined : { mode: Number(existing.mode & 0o777n), gid: Number(existing.gid) });
         return `${existing === undefined ? 'Created' : 'Replaced'} ${shown} (${bytes} bytes).`;
       }),
   });
 }
 
+/** What of the file a write replaces its replacement keeps: its permissions and its group. */
+interface Replaced {
+  mode: number;
+  gid: number;
+}
+
 /** Readers never see a half-written file: the content goes to a fresh file beside the target, which is then renamed over it. */
-async function writeAtomically(folder: WorkspaceFolder, name: string, content: string, mode: number | undefined): Promise<void> {
+async function writeAtomically(folder: WorkspaceFolder, name: string, content: string, replaced: Replaced | undefined): Promise<void> {
   const temporary = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    // 'wx' creates exclusively, so a link planted under the temporary name is not followed. Made with the mode of the
-    // file it replaces: made 0644 then set to a private file's 0600, another user could open it meanwhile and read the content.
-    const handle = await open(temporary, 'wx', mode ?? 0o644);
+    // 'wx' creates exclusively, so a link planted under the temporary name is not followed. A replacement is made
+    // with no group permission until it has the replaced file's group, and no more for others than that file gave:
+    // made 0644, or with the group new files get here, a private or group-shared file's new content could be opened
+    // by other users meanwhile, and read through that descriptor after.
+    const handle = await open(temporary, 'wx', replaced === undefined ? 0o644 : replaced.mode & 0o707);
     try {
+      // A group it cannot be given (one the user is not in) keeps none of the group's permissions either.
+      const mode = replaced === undefined ? undefined : (await takeGroup(handle, replaced.gid)) ? replaced.mode : replaced.mode & 0o707;
       await handle.writeFile(content, 'utf8');
       if (mode !== undefined) await handle.chmod(mode);
       await handle.sync();
@@ -118,4 +128,13 @@ async function writeAtomically(folder: WorkspaceFolder, name: string, content: s
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/** Gives the new file `handle` the group `gid`, which it may have already; false when it cannot. */
+async function takeGroup(handle: FileHandle, gid: number): Promise<boolean> {
+  if ((await handle.stat()).gid === gid) return true;
+  return handle.chown(-1, gid).then(
+    () => true,
+    () => false,
+  );
 }
