@@ -96,11 +96,6 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     ...(config.workspaceWarning === undefined ? {} : { workspaceWarning: config.workspaceWarning }),
   };
 
-  const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config, config.mcpConfigPath, log);
-  const catalog: ToolCatalog = {
-    tools: (): AnyTool[] => [...builtinTools, ...(mcp?.tools() ?? [])],
-    servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
-  };
   let store: AirlockStore;
   let cluster: Cluster | undefined;
   try {
@@ -115,7 +110,6 @@ export async function createServices(config: AirlockConfig, options: CreateServi
       store = config.dataDir === undefined ? new MemoryStore() : await openSqliteStore(config.dataDir, log);
     }
   } catch (error) {
-    await mcp?.close();
     if (error instanceof StoreError) {
       const source =
         error.problem === 'instance-in-use'
@@ -127,6 +121,19 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     }
     throw error;
   }
+  // After the store, which a second server on a data folder in use is refused: it started the MCP servers first, which
+  // then ran twice at once.
+  const mcp =
+    config.mcpConfigPath === undefined
+      ? undefined
+      : await startMcp(config, config.mcpConfigPath, log).catch(async (error: unknown) => {
+          await store.close();
+          throw error;
+        });
+  const catalog: ToolCatalog = {
+    tools: (): AnyTool[] => [...builtinTools, ...(mcp?.tools() ?? [])],
+    servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
+  };
   const rules = await RuleBook.open({ store, workspace: config.workspace, log, ...(cluster === undefined ? {} : { cluster }) });
   for (const line of staleToolNames((await rules.list()).map((view) => view.rule), catalog.tools())) log(`Warning: ${line}`);
   // Before the chats: every run, a resumed one too, leaves out the tools turned off in them.

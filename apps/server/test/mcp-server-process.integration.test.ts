@@ -1,11 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { everythingBin } from '../src/mcp/fixtures/test-servers';
 import { killAllWith, processesWith, uniqueToken } from '../src/tools/test-support';
-import { startServerProcess } from './support/server-process';
+import { startOrExit, startServerProcess } from './support/server-process';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -66,5 +66,21 @@ describe('a stdio MCP server does not outlive Airlock', () => {
     await server.stop('SIGKILL');
 
     await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 20_000 });
+  }, 120_000);
+});
+
+describe('a second server on the data folder of one that runs', () => {
+  test('is refused before it starts any MCP server: the first one\'s servers are never run twice at once', async () => {
+    const marker = join(await mkdtemp(join(tmpdir(), 'airlock-mcp-starts-')), 'starts');
+    cleanups.push(() => rm(join(marker, '..'), { recursive: true, force: true }));
+    const code = `require('node:fs').appendFileSync(${JSON.stringify(marker)}, 'started\\n'); import(${JSON.stringify(pathToFileURL(everythingBin).href)})`;
+    const args = await serverArgs(code, ['stdio']);
+    const first = await startServerProcess(args, {}, cleanups);
+    await vi.waitFor(() => expect(first.output()).toContain('MCP servers: probe ready'), { timeout: 15_000 });
+
+    const second = await startOrExit(args, {}, cleanups);
+    expect(second.exitCode).toBe(1);
+    expect(second.output).toContain('is locked by another process');
+    expect(await readFile(marker, 'utf8')).toBe('started\n');
   }, 120_000);
 });
