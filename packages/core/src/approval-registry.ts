@@ -24,6 +24,11 @@ export interface ApprovalRequest {
   toolVersion: string;
   /** The tool as the call was put up, as its tool-start shows it; listed with the waiting call. Default none. */
   tool?: ShownTool | undefined;
+  /**
+   * Only a grant for these exact arguments releases it, whatever the tool's grants cover: for a call a deny rule could
+   * not tell apart from one it denies. Default false.
+   */
+  exactGrantsOnly?: boolean;
   /** Default one hour. */
   timeoutMs?: DecisionTimeout;
 }
@@ -127,6 +132,8 @@ export interface GrantQuery {
   arguments: ToolArguments;
   executesCode: boolean;
   toolVersion: string;
+  /** Only a grant for these exact arguments covers the call (see ApprovalRequest.exactGrantsOnly). Default false. */
+  exactGrantsOnly?: boolean;
 }
 
 export interface ApprovalRegistryOptions {
@@ -206,6 +213,7 @@ class Slot implements ApprovalTicket {
   readonly executesCode: boolean;
   readonly toolVersion: string;
   readonly tool: ShownTool | undefined;
+  readonly exactGrantsOnly: boolean;
   readonly requestedAt: number;
   readonly expiresAt: number | null;
   /** The decision timeout it waits with (the key of its expiry list), or undefined when it never times out. */
@@ -243,6 +251,7 @@ class Slot implements ApprovalTicket {
     this.executesCode = request.executesCode;
     this.toolVersion = request.toolVersion;
     this.tool = request.tool;
+    this.exactGrantsOnly = request.exactGrantsOnly === true;
     this.requestedAt = requestedAt;
     this.expiresAt = expiresAt;
     this.delay = delay;
@@ -578,7 +587,7 @@ export class ApprovalRegistry {
   private releaseCovered(grant: StoredGrant): void {
     for (const slot of [...(this.pendingBySession.get(grant.sessionId) ?? [])]) {
       // The key is computed here rather than kept on every slot: grants are rare, pending calls many.
-      if (covers(grant, slot.toolName, canonicalJson(slot.arguments), slot.toolVersion)) {
+      if (covers(grant, slot.toolName, canonicalJson(slot.arguments), slot.toolVersion, slot.exactGrantsOnly)) {
         slot.settle({ decision: 'allow', source: 'grant', grantId: grant.grantId });
       }
     }
@@ -602,7 +611,7 @@ export class ApprovalRegistry {
     if (!forSession) return undefined;
     const argsKey = canonicalJson(query.arguments);
     for (const grant of forSession.values()) {
-      if (covers(grant, query.toolName, argsKey, query.toolVersion)) return publicGrant(grant);
+      if (covers(grant, query.toolName, argsKey, query.toolVersion, query.exactGrantsOnly === true)) return publicGrant(grant);
     }
     return undefined;
   }
@@ -674,9 +683,9 @@ export class ApprovalRegistry {
   }
 }
 
-function covers(grant: StoredGrant, toolName: string, argsKey: string, toolVersion: string): boolean {
+function covers(grant: StoredGrant, toolName: string, argsKey: string, toolVersion: string, exactOnly: boolean): boolean {
   if (grant.toolName !== toolName || grant.toolVersion !== toolVersion) return false;
-  return grant.argsKey === null || grant.argsKey === argsKey;
+  return grant.argsKey === null ? !exactOnly : grant.argsKey === argsKey;
 }
 
 function versionedGrant(grant: StoredGrant): VersionedGrant {

@@ -1509,6 +1509,37 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         expect(python.calls).toHaveLength(1);
       });
 
+      it('a session grant for any arguments of the tool does not count: it was given for other calls, and the person is asked', async () => {
+        const python = recordingTool('python', { executesCode: false });
+        const registry = new ApprovalRegistry();
+        registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersion(python.tool) });
+        const { events } = await collectRunWith({ registry, confirmToolCalls: false, tools: [python.tool], policy: async () => ask, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'deny');
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true }]);
+        expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', source: 'user' }]);
+        expect(python.calls).toStrictEqual([]);
+      });
+
+      it('is not released by a grant for any arguments of the tool made while it waits', async () => {
+        const python = recordingTool('python', { executesCode: false });
+        const registry = new ApprovalRegistry();
+        const model = new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'rm' } }, { name: 'python', arguments: { code: 'print(2)' } }), textStep('ok')]);
+        const policy = async (call: ToolCall) => (call.arguments.code === 'rm' ? ask : undefined);
+        let asked = '';
+        const run = loop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, tools: [python.tool], policy, model });
+        const { events } = await collectRun(run, (event) => {
+          if (event.type === 'tool-start' && event.awaitingConfirmation && event.arguments.code === 'rm') asked = event.approvalId;
+          // "Always allow" on the second call: a grant for any python call of the chat. Then the person denies the first.
+          if (event.type === 'tool-start' && event.awaitingConfirmation && event.arguments.code === 'print(2)') later(() => registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true }));
+          if (event.type === 'tool-decision' && event.approvalId !== asked && event.source === 'user') later(() => registry.resolve(asked, 'deny', { sessionId: SESSION }));
+        });
+        model.assertConsumed();
+        expect(ofType(events, 'tool-decision').map((e) => [e.approvalId === asked, e.decision, e.source])).toStrictEqual([
+          [false, 'allow', 'user'],
+          [true, 'deny', 'user'],
+        ]);
+        expect(python.calls).toStrictEqual([{ code: 'print(2)' }]);
+      });
+
       it('is no refusal when the rules are asked again on the person’s allow', async () => {
         const python = recordingTool('python');
         let version = 0;

@@ -984,7 +984,10 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
   if (!confirm && (asked === undefined || asked.onlyWhenConfirming === true)) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
-  const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version });
+  // A grant for any call of the tool was not given for one a deny rule could not tell from a call it denies: only a
+  // grant for its exact arguments (or the person) lets it run.
+  const exactGrantsOnly = asked !== undefined && asked.onlyWhenConfirming !== true;
+  const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version, exactGrantsOnly });
   if (grant) return { kind: 'granted', grantId: grant.grantId };
   // Registered before tool-start is emitted: a decision sent the moment a client sees the event must find its slot.
   const ticket = options.registry.register({
@@ -996,6 +999,7 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     executesCode,
     toolVersion: version,
     tool: callTool(call, tool),
+    exactGrantsOnly,
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
   if (rulesVersion !== undefined) rulesVersionAt.set(ticket, rulesVersion);
