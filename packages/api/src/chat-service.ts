@@ -974,12 +974,13 @@ export class ChatService {
   }
 
   async revokeGrant(sessionId: string, grantId: string): Promise<boolean> {
+    if (!this.options.registry.listGrants(sessionId).some((grant) => grant.grantId === grantId)) return false;
     this.grantChanged(grantId);
+    // Taken out of the store first: a revoke the store cannot take leaves the grant in force and listed, to be revoked
+    // again. Taken out here first, it was gone from the list while the store kept it, and a restart put it back.
+    await this.store.deleteGrant(grantId);
     const revoked = this.options.registry.revokeGrant(sessionId, grantId);
-    if (revoked) {
-      await this.store.deleteGrant(grantId);
-      this.publish({ type: 'grant', sessionId, grantId, revoked: true });
-    }
+    if (revoked) this.publish({ type: 'grant', sessionId, grantId, revoked: true });
     return revoked;
   }
 
