@@ -1,6 +1,8 @@
-import { textStep, toolCallStep } from '@airlock/core/testing';
+import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChatService } from './chat-service';
+import { z } from 'zod';
+import { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
 import { runEnded, startEchoChat } from './test-support';
 
@@ -67,6 +69,36 @@ describe('ChatService: the calls of a run resumed after a restart', () => {
       [{ text: 'next' }, 'executed'],
       [{ text: 'rm -rf build' }, 'denied'],
       [{ text: 'ls build' }, 'duplicate'],
+    ]);
+  });
+
+  it('refuses again a call whose arguments could not be read, never announced before the restart: it is not put up, nor run, as no arguments', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const tools: AnyTool[] = [
+      defineTool({ name: 'echo', description: 'echoes', parameters: z.object({ text: z.string() }), annotations: { executesCode: true }, execute: async ({ text }) => (ran.push(text), 'ok') }),
+      defineTool({ name: 'list', description: 'lists', parameters: z.object({ path: z.string().optional() }), annotations: { executesCode: false }, execute: async ({ path }) => (ran.push(`list ${path ?? '.'}`), 'ok') }),
+    ];
+    const start = async (steps: ScriptStep[]) => {
+      const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel(steps), tools: () => tools, store, suspendRunsOnShutdown: true });
+      services.push(chat);
+      await chat.open();
+      return chat;
+    };
+    // The second call is refused for its arguments at its turn; the server stops while the first waits.
+    const first = await start([toolCallStep({ name: 'echo', arguments: { text: 'a' }, id: 'c1' }, { name: 'list', arguments: '{"path":"secret","__proto__":{}}', id: 'c2' })]);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    const waitingFirst = await waiting(first, 's');
+    await first.shutdown();
+
+    const second = await start([textStep('done')]);
+    expect(await waiting(second, 's')).toBe(waitingFirst);
+    await second.confirm({ sessionId: 's', approvalId: waitingFirst, decision: 'allow' });
+    await runEnded(second, 's');
+    expect(ran).toStrictEqual(['a']);
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.toolCallId, call.outcome])).toStrictEqual([
+      ['c1', 'executed'],
+      ['c2', 'error'],
     ]);
   });
 });

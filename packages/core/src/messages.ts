@@ -11,6 +11,11 @@ export const toolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   arguments: toolArgumentsSchema,
+  /**
+   * Why the call cannot run whatever the person decides (its arguments or its name could not be read; `arguments` is
+   * then empty): kept with the model's turn, so a run resumed after a restart refuses it as it was. Default none.
+   */
+  unreadable: z.string().optional(),
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 

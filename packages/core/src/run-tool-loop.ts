@@ -651,7 +651,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
 function resumedPlan(resumed: ResumedCall): PlannedCall {
   switch (resumed.state) {
     case 'new':
-      return { call: resumed.call };
+      // Refused as it was before the restart: its arguments, empty as stored, are not what the model wrote.
+      return resumed.call.unreadable === undefined ? { call: resumed.call } : { call: resumed.call, invalid: resumed.call.unreadable };
     case 'waiting':
       return { call: resumed.call, resumed: { ticket: resumed.ticket } };
     case 'decided':
@@ -1288,13 +1289,13 @@ function planCalls(
   }
   const fromNative = native.map((raw): PlannedCall => {
     const parsed = parseToolArguments(raw.arguments);
-    const call: ToolCall = { id: nextId(raw.id), name: raw.name, arguments: deepFreeze(parsed.ok ? parsed.value : {}) };
-    return parsed.ok ? { call } : { call, invalid: `Error: could not read the arguments of "${raw.name}": ${parsed.error}.` };
+    if (parsed.ok) return { call: { id: nextId(raw.id), name: raw.name, arguments: deepFreeze(parsed.value) } };
+    return unreadable({ id: nextId(raw.id), name: raw.name, arguments: {} }, `Error: could not read the arguments of "${raw.name}": ${parsed.error}.`);
   });
   const fromTextFormat = fromText.map((text): PlannedCall =>
     text.ok
       ? { call: { id: nextId(''), name: text.name, arguments: deepFreeze(text.arguments) } }
-      : { call: { id: nextId(''), name: text.name === '' ? 'unknown' : text.name, arguments: {} }, invalid: `Error: ${text.error}` },
+      : unreadable({ id: nextId(''), name: text.name === '' ? 'unknown' : text.name, arguments: {} }, `Error: ${text.error}`),
   );
   // concat sizes the array exactly; it lives while the calls wait for decisions.
   const planned = fromNative.concat(fromTextFormat);
@@ -1304,10 +1305,15 @@ function planCalls(
 
 /** The one call that stands for the calls of a turn past its limit: its error result tells the model they did not run. */
 function leftOut(count: number, id: string): PlannedCall {
-  return {
-    call: { id, name: 'unknown', arguments: {} },
-    invalid: `Error: a turn may make at most ${MAX_TOOL_CALLS_PER_TURN} tool calls; the ${count} after the first ${MAX_TOOL_CALLS_PER_TURN} were not run. Make the ones still needed in your next turn.`,
-  };
+  return unreadable(
+    { id, name: 'unknown', arguments: {} },
+    `Error: a turn may make at most ${MAX_TOOL_CALLS_PER_TURN} tool calls; the ${count} after the first ${MAX_TOOL_CALLS_PER_TURN} were not run. Make the ones still needed in your next turn.`,
+  );
+}
+
+/** A call that cannot run, with why: kept on the call too (`unreadable`), which the turn stores. */
+function unreadable(call: Omit<ToolCall, 'unreadable'>, why: string): PlannedCall {
+  return { call: { ...call, unreadable: why }, invalid: why };
 }
 
 /** A call that asks nobody; `tool`, when one of the offered tools has its name, is what its card shows of it. */
