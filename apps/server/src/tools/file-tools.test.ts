@@ -119,13 +119,19 @@ describe('confinement to the workspace', () => {
     expect(await readdir(`${f.ws}-evil`)).toStrictEqual(['secret.txt']);
   });
 
-  test('a symbolic link that stays inside is read through, and never written through', async () => {
+  test('a symbolic link that stays inside is neither read nor written through: the refusal names where it leads', async () => {
     await using f = await fixture();
     await symlink(path.join(f.ws, 'sub', 'notes.txt'), path.join(f.ws, 'notes-link.txt'));
     await symlink('sub', path.join(f.ws, 'sub-link'));
-    expect((await runTool(f.read, { path: 'notes-link.txt', limit: 1 })).content.startsWith('one\n')).toBe(true);
-    expect(await runTool(f.read, { path: 'sub-link/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
-    // The card names the link: a write there would land elsewhere (write-file-tool.test.ts).
+    // The card names the link: a read would send the model what it leads to, a write would land there.
+    expect(await runTool(f.read, { path: 'notes-link.txt', limit: 1 })).toStrictEqual({
+      content:
+        'Refused: "notes-link.txt" is a symbolic link to sub/notes.txt; read_file reads through no link, so that the path shown is the file read. ' +
+        'Nothing was read. If that is the file you mean, read "sub/notes.txt".',
+      isError: true,
+    });
+    expect((await runTool(f.read, { path: 'sub-link/notes.txt', offset: 5 })).content).toMatch(/^Refused: "sub-link" is a symbolic link to sub;.* read "sub\/notes.txt"\.$/);
+    expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
     expect(await runTool(f.write, { path: 'notes-link.txt', content: 'rewritten\n' })).toStrictEqual({
       content:
         'Refused: "notes-link.txt" is a symbolic link to sub/notes.txt; write_file writes through no link, so that the path shown is the file written. ' +
@@ -135,6 +141,21 @@ describe('confinement to the workspace', () => {
     expect((await runTool(f.write, { path: 'sub-link/notes.txt', content: 'rewritten\n' })).content).toMatch(/^Refused: "sub-link" is a symbolic link to sub;/);
     expect(await readFile(path.join(f.ws, 'sub', 'notes.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\nfive\n');
     expect(await readlink(path.join(f.ws, 'notes-link.txt'))).toBe(path.join(f.ws, 'sub', 'notes.txt'));
+  });
+
+  test("a clone's link to a private file of the workspace sends nothing of it under the link's name", async () => {
+    await using f = await fixture();
+    await writeFile(path.join(f.ws, '.env'), 'API_KEY=secret-of-the-workspace\n');
+    await mkdir(path.join(f.ws, 'docs'));
+    await symlink('../.env', path.join(f.ws, 'docs', 'setup.md'));
+    const result = await runTool(f.read, { path: 'docs/setup.md' });
+    expect(result.content).not.toContain('secret-of-the-workspace');
+    expect(result).toStrictEqual({
+      content:
+        'Refused: "docs/setup.md" is a symbolic link to .env; read_file reads through no link, so that the path shown is the file read. ' +
+        'Nothing was read. If that is the file you mean, read ".env".',
+      isError: true,
+    });
   });
 
   test('a workspace given through a symbolic link is confined by its real path', async () => {

@@ -1,5 +1,4 @@
 import { constants, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
@@ -38,15 +37,19 @@ export function createReadFileTool(options: ResolvedToolsOptions, paths: Workspa
     source: 'builtin',
     execute: (args, context) =>
       failuresAsResults(args.path, async () => {
-        const real = await paths.resolve(args.path);
-        if (real === (await paths.root())) return toolFailure(`"${args.path}" is a directory; use list_directory.`);
-        // Opened through the proven folder's descriptor, so a folder swapped for a link after the check is not followed;
-        // O_NOFOLLOW: the checked path was fully resolved, so a link appearing there since is someone else's doing.
-        // O_NONBLOCK: opening a FIFO must not hang the call.
-        const folder = await paths.openFolder(args.path, path.dirname(real));
+        const names = await paths.names(args.path);
+        const name = names.at(-1);
+        if (name === undefined) return toolFailure(`"${args.path}" is a directory; use list_directory.`);
+        // No link is followed, on the way or at the end: the file read, whose text goes to the model, is the one the
+        // card names (a clone's `docs/setup.md -> ../.env` would send the .env under the name docs/setup.md). The
+        // refusal names where a link leads, so the call can be made again with that path, shown as it is.
+        const folder = await paths.openParentFolder(args.path, names, { tool: 'read_file' });
         let handle: FileHandle | undefined;
         try {
-          const opened = await folder.openEntry(path.basename(real), constants.O_RDONLY | constants.O_NONBLOCK);
+          const existing = await folder.lstatEntry(name);
+          if (existing?.isSymbolicLink() === true) throw await paths.linkError(args.path, names, names.length - 1, folder.entry(name), 'read_file');
+          // O_NONBLOCK: opening a FIFO must not hang the call. (openEntry adds O_NOFOLLOW: a link swapped in since fails.)
+          const opened = await folder.openEntry(name, constants.O_RDONLY | constants.O_NONBLOCK);
           handle = opened.handle;
           const { info } = opened;
           if (info.isDirectory()) return toolFailure(`"${args.path}" is a directory; use list_directory.`);

@@ -59,9 +59,18 @@ const LINK_TARGET_WORDS: Record<Exclude<LinkTarget['kind'], 'workspace'>, string
   changed: 'that changed while it was looked at',
 };
 
+/** The file tools that go through no link, and their words for it. */
+export type LinkRefusingTool = 'write_file' | 'read_file';
+
+const LINK_REFUSAL_WORDS: Record<LinkRefusingTool, { goes: string; done: string; nothing: string; give: string }> = {
+  write_file: { goes: 'writes', done: 'written', nothing: 'Nothing was written.', give: 'write to' },
+  read_file: { goes: 'reads', done: 'read', nothing: 'Nothing was read.', give: 'read' },
+};
+
 /**
- * A path written through a symbolic link: the card would show the link's name while the write landed where it
- * leads (a repository's `docs/notes.md -> ../.git/config`, or a link swapped in after a rule allowed the path).
+ * A path written or read through a symbolic link: the card would show the link's name while the write landed where
+ * it leads (a repository's `docs/notes.md -> ../.git/config`, or a link swapped in after a rule allowed the path), or
+ * the read sent the model what it leads to (`docs/setup.md -> ../.env`).
  */
 export class SymbolicLinkError extends Error {
   override readonly name = 'SymbolicLinkError';
@@ -70,14 +79,16 @@ export class SymbolicLinkError extends Error {
     /** The link, as the workspace names it. */
     readonly link: string,
     readonly target: LinkTarget,
-    /** The path to give to write where the link leads, when that is in the workspace. */
+    /** The path to give to reach where the link leads, when that is in the workspace. */
     readonly direct?: string,
+    readonly tool: LinkRefusingTool = 'write_file',
   ) {
+    const words = LINK_REFUSAL_WORDS[tool];
     super(
       target.kind === 'workspace'
-        ? `Refused: "${link}" is a symbolic link to ${oneLine(target.shown)}; write_file writes through no link, so that the path shown is the file written. ` +
-            `Nothing was written. If that is the file you mean, write to "${oneLine(direct ?? target.shown)}".`
-        : `Refused: "${link}" is a symbolic link ${LINK_TARGET_WORDS[target.kind]}; write_file writes through no link. Nothing was written.`,
+        ? `Refused: "${link}" is a symbolic link to ${oneLine(target.shown)}; ${tool} ${words.goes} through no link, so that the path shown is the file ${words.done}. ` +
+            `${words.nothing} If that is the file you mean, ${words.give} "${oneLine(direct ?? target.shown)}".`
+        : `Refused: "${link}" is a symbolic link ${LINK_TARGET_WORDS[target.kind]}; ${tool} ${words.goes} through no link. ${words.nothing}`,
     );
   }
 }
@@ -224,7 +235,7 @@ export class WorkspacePaths {
    * proven as `openFolder`'s are, and to be at the very path the names give (PathChangedError when a folder on the
    * way was moved meanwhile). The entry itself is the caller's to open, through the folder.
    */
-  async openParentFolder(requested: string, names: readonly string[], options: { create?: boolean } = {}): Promise<WorkspaceFolder> {
+  async openParentFolder(requested: string, names: readonly string[], options: { create?: boolean; tool?: LinkRefusingTool } = {}): Promise<WorkspaceFolder> {
     const root = await this.root();
     const hidden = this.#hiddenKnown(root);
     // By path before anything is made: a hidden path not made yet must not be made by a tool either, nor a folder on
@@ -246,7 +257,7 @@ export class WorkspacePaths {
           const entry = `/proc/self/fd/${handle.fd}/${name}`;
           const info = await lstat(entry).catch(() => undefined);
           if (info?.isSymbolicLink() !== true) throw error;
-          throw await this.linkError(requested, names, index, entry);
+          throw await this.linkError(requested, names, index, entry, options.tool);
         }
         await handle.close();
         handle = child;
@@ -286,24 +297,24 @@ export class WorkspacePaths {
    * The refusal for the link `entry` (a path through an opened folder's descriptor), met as `names[index]` of a
    * path given as `names`: where it leads, read from the link itself.
    */
-  async linkError(requested: string, names: readonly string[], index: number, entry: string): Promise<SymbolicLinkError> {
+  async linkError(requested: string, names: readonly string[], index: number, entry: string, tool?: LinkRefusingTool): Promise<SymbolicLinkError> {
     const root = await this.root();
     const link = names.slice(0, index + 1).join('/');
     const text = await readlink(entry).catch(() => undefined);
-    if (text === undefined) return new SymbolicLinkError(requested, link, { kind: 'changed' });
+    if (text === undefined) return new SymbolicLinkError(requested, link, { kind: 'changed' }, undefined, tool);
     let real: string;
     try {
       real = await this.resolve(path.resolve(root, ...names.slice(0, index), text));
     } catch (error) {
-      if (error instanceof HiddenPathError) return new SymbolicLinkError(requested, link, { kind: 'hidden' });
+      if (error instanceof HiddenPathError) return new SymbolicLinkError(requested, link, { kind: 'hidden' }, undefined, tool);
       if (error instanceof OutsideWorkspaceError) {
-        return new SymbolicLinkError(requested, link, { kind: error.detail === POINTS_NOWHERE ? 'nowhere' : 'outside' });
+        return new SymbolicLinkError(requested, link, { kind: error.detail === POINTS_NOWHERE ? 'nowhere' : 'outside' }, undefined, tool);
       }
       throw error;
     }
     // A link to what does not exist yet resolves to where it would be made: for a write, that is where it leads.
     const shown = await this.display(real);
-    return new SymbolicLinkError(requested, link, { kind: 'workspace', shown }, path.posix.join(shown, ...names.slice(index + 1)));
+    return new SymbolicLinkError(requested, link, { kind: 'workspace', shown }, path.posix.join(shown, ...names.slice(index + 1)), tool);
   }
 
   /**
