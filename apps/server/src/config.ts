@@ -256,7 +256,12 @@ const modelUrlSchema = z
   // The API's paths (/models, /chat/completions) are added after the URL: a query or fragment would swallow them.
   .refine((raw) => !URL.canParse(raw) || (!raw.includes('?') && !raw.includes('#')), 'must not contain a query (?…) or a fragment (#…): Airlock adds the API paths (/models, /chat/completions) after it');
 const nameSchema = z.string().max(256, 'must be at most 256 characters');
-const apiKeySchema = z.string().max(8192, 'must be at most 8192 characters');
+// Sent in a header: a line break, a byte order mark or a control character made every request fail, and the start-up
+// warning of the failed model list quoted the key.
+const apiKeySchema = z
+  .string()
+  .max(8192, 'must be at most 8192 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces, the key alone on one line');
 const maxProcessesRange = `must be a whole number from ${MIN_MAX_PROCESSES} to ${MAX_MAX_PROCESSES}`;
 const maxProcessesSchema = z
   .string()
