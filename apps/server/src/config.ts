@@ -299,6 +299,8 @@ export function loadConfig(
   const sources: Partial<Record<ConfigFlag, string>> = {};
   const pick = (flag: ConfigFlag, variable: string): Sourced | undefined => {
     const fromFlag = flags[flag];
+    // An empty flag is a variable left unset in `--data-dir "$DIR"`: read as a path it was the current directory.
+    if (fromFlag === '') throw new ConfigError(`--${flag}`, 'is empty: give a value, or leave the flag out for the default');
     const found = typeof fromFlag === 'string' ? { value: fromFlag, source: `--${flag}` } : fromEnv(env, variable);
     if (found === undefined && env[variable] === '' && Object.hasOwn(NOT_EMPTY, variable)) {
       throw new ConfigError(variable, `is set but empty: give ${NOT_EMPTY[variable]}, or unset it for the default`);

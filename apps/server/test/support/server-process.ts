@@ -22,8 +22,13 @@ export interface ServerProcess {
  * Starts the real server as startServerProcess does and answers once it has either exited (its exit code and output)
  * or started (exit code null; `cleanups` kills it): for a start that should be refused.
  */
-export async function startOrExit(args: readonly string[], env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<{ exitCode: number | null; output: string }> {
-  return startServerProcess(args, env, cleanups).then(
+export async function startOrExit(
+  args: readonly string[],
+  env: Record<string, string>,
+  cleanups: (() => Promise<void>)[],
+  options: { cwd?: string } = {},
+): Promise<{ exitCode: number | null; output: string }> {
+  return startServerProcess(args, env, cleanups, options).then(
     (server) => ({ exitCode: null, output: server.output() }),
     (error: unknown) => {
       const exited = /^server exited with (\d+): ([\s\S]*)$/.exec(error instanceof Error ? error.message : '');
