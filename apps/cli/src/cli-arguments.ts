@@ -13,9 +13,10 @@ Chats with a running Airlock server in this terminal: prompts, streamed answers,
   --session <id>    continue this chat, following a run still going in it (default: a new chat)
 
 Decide a call with a (allow), A (always allow in this chat, granted once you confirm it with y; always grants it at
-once) or d (deny), optionally followed by a reason for the model: "d use notes.txt instead" (a pasted reason may hold several lines; a pasted answer never decides). An answer
-counts once the call has been on screen for 0.6 s (env AIRLOCK_DECISION_GUARD_MS, in ms): one typed sooner is ignored.
-A paste is sent whole, on Enter. Ctrl-C stops the answer; a second Ctrl-C, or Ctrl-D, exits.`;
+once) or d (deny), optionally followed by a reason for the model: "d use notes.txt instead" (a pasted reason may hold
+several lines; a pasted answer never decides). An answer counts once the call has been on screen for 0.6 s (env
+AIRLOCK_DECISION_GUARD_MS, in ms): one typed sooner is ignored. A paste is sent whole, on Enter. Ctrl-C stops the
+answer; a second Ctrl-C, or Ctrl-D, exits.`;
 
 export type CliCommand =
   | { kind: 'help' }
