@@ -34,6 +34,9 @@ export function useWaitingNavigation(waiting: WaitingApprovals, openChat: (sessi
       if (!event.altKey || event.ctrlKey || event.metaKey || event.code !== 'KeyN') return;
       // In a text field Alt+N may type a character (Option+N on a Mac): the next letter must stay text.
       if (isTextEntry(document.activeElement)) return;
+      // Behind a modal dialog (Settings) the jump would open another chat under it, whose "Confirm tool calls" the
+      // dialog would then change, and focus a card the dialog covers.
+      if (document.querySelector('[aria-modal="true"]') !== null) return;
       const next = nextAfterFocused(latest.current);
       if (next === undefined) return;
       event.preventDefault();
