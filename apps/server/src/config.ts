@@ -535,6 +535,23 @@ function joinNegativeValues(argv: readonly string[]): string[] {
   return joined;
 }
 
+/** AIRLOCK_ variables the server does not read but other parts of Airlock do, or that it sets for what it starts. */
+const OTHERS_VARIABLES = new Set(['AIRLOCK_URL', 'AIRLOCK_DECISION_GUARD_MS', 'AIRLOCK_DEV_SERVER', 'AIRLOCK_LAUNCHER_FD', 'AIRLOCK_TOOL_CALL', 'AIRLOCK_MCP_SERVER']);
+
+/**
+ * The AIRLOCK_ variables in `env` that no setting reads: a misspelt `AIRLOCK_TOOL_NETWROK=off` left the network on
+ * without a word, where a misspelt flag stops start-up. Said at start-up.
+ */
+export function unreadVariables(env: Readonly<Record<string, string | undefined>>): string[] {
+  const read = new Set([
+    ...Object.keys(FLAGS).map((flag) => `AIRLOCK_${flag.toUpperCase().replaceAll('-', '_')}`),
+    'AIRLOCK_TOKEN',
+    'AIRLOCK_API_KEY',
+    'AIRLOCK_ALLOWED_ORIGINS',
+  ]);
+  return Object.keys(env).filter((name) => name.startsWith('AIRLOCK_') && !read.has(name) && !OTHERS_VARIABLES.has(name));
+}
+
 /** An unset or empty variable counts as not given (but see NOT_EMPTY). */
 function fromEnv(env: Readonly<Record<string, string | undefined>>, variable: string): Sourced | undefined {
   const value = env[variable];

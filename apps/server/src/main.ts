@@ -1,5 +1,5 @@
 import { refuseInspectorSignal } from '@airlock/core/inspector-signal';
-import { ConfigError, databaseReachWarning, loadConfig, USAGE } from './config';
+import { ConfigError, databaseReachWarning, loadConfig, unreadVariables, USAGE } from './config';
 import { consoleLine } from './console-line';
 import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
@@ -19,6 +19,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // Secrets the launcher handed over never enter this process's environment, so no child can read them from it.
   const env = { ...process.env, ...link?.secrets };
   for (const warning of environmentSecretWarnings(env)) console.warn(warning);
+  for (const name of unreadVariables(env)) console.warn(consoleLine(`Warning: ${name} is not a setting of the server and is ignored: check its name (airlock --help lists them)`));
   const config = loadConfig(argv, env);
   // Before any tool or MCP server starts: what the launching shell left open must not reach them.
   closeInheritedDescriptors(link === undefined ? [] : [link.fd]);
