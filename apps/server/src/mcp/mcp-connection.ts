@@ -161,7 +161,11 @@ export class McpConnection {
     const result = await client
       .callTool({ name, arguments: args }, CallToolResultSchema, { signal: context.signal, timeout, maxTotalTimeout: timeout })
       .catch((error: unknown) => {
-        throw isTooLarge(error) ? new McpMessageTooLargeError() : error;
+        if (isTooLarge(error)) throw new McpMessageTooLargeError();
+        // The connection was closed for what the server did: the call says so, not a bare "Connection closed".
+        const dropped = this.#dropReason;
+        if (isConnectionClosed(error) && dropped !== undefined) throw new Error(`the MCP server "${this.#options.name}" was disconnected: ${dropped}`, { cause: error });
+        throw error;
       });
     // The schema given makes the SDK return the current result shape; the legacy `toolResult` shape cannot arrive.
     return flattenToolResult(result as CallToolResult);
@@ -495,9 +499,13 @@ function isTooLarge(error: unknown): boolean {
   return error instanceof McpError && error.data === TOO_LARGE_MARK;
 }
 
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number);
+}
+
 function describeError(error: unknown): string {
   if (isTooLarge(error)) return MCP_MESSAGE_TOO_LARGE;
-  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) return 'the server closed the connection';
+  if (isConnectionClosed(error)) return 'the server closed the connection';
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return 'the server did not answer in time';
   if (error instanceof StreamableHTTPError && error.code !== undefined) return bounded(`the server answered HTTP ${error.code} (${error.message})`);
   return bounded(error instanceof Error ? error.message : String(error));

@@ -169,3 +169,17 @@ describe('two servers whose tools would get one name', () => {
     ]);
   });
 });
+
+describe('a stdio server whose answer is over 10 MiB', () => {
+  // Found in review: the call failed as "Connection closed" and the server was restarted as one whose process exited.
+  test('fails the call naming the limit, logs why the server is restarted, and answers the next call', async () => {
+    await using mcp = manager({ big: hostileServer('sized') }, { restart: { initialDelayMs: 10 } });
+    await mcp.start();
+    const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+    await expect(tool('big__sized')?.execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
+    await expect(tool('big__sized')?.execute({ bytes: 11 * 1024 * 1024 }, context())).rejects.toThrow(/^the MCP server "big" was disconnected: the server sent a message over 10 MiB$/);
+    await vi.waitFor(() => expect(mcp.warnings).toStrictEqual(['MCP server "big": the server sent a message over 10 MiB']));
+    await until(mcp, () => mcp.status()[0]?.state === 'ready');
+    await expect(tool('big__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
+  });
+});

@@ -28,7 +28,8 @@ export interface SupervisedStdioOptions {
   cwd?: string;
   /**
    * Called once when more than MAX_QUEUED_INPUT_BYTES wait toward the server's input: it does not read it. Messages
-   * sent after that fail; the owner closes the transport.
+   * sent after that fail; the owner closes the transport. Called too, in place of `onerror`, when the server writes a
+   * message over 10 MiB: the transport closes then, as nothing after it can be read as a message.
    */
   onOverflow?: (reason: string) => void;
 }
@@ -58,6 +59,8 @@ export class SupervisedStdioTransport implements Transport {
   /** Settles once the server's input has room again (or is gone): one wait shared by every message sent meanwhile. */
   #drained: Promise<void> | undefined;
   #overflowed = false;
+  /** Set once the server wrote a line over the limit: nothing it writes after is read. */
+  #unreadable = false;
 
   constructor(options: SupervisedStdioOptions) {
     this.#options = options;
@@ -115,10 +118,15 @@ export class SupervisedStdioTransport implements Transport {
       child.stdin.on('error', (error) => this.onerror?.(error));
       child.stdout.on('error', (error) => this.onerror?.(error));
       child.stdout.on('data', (chunk: Buffer) => {
+        // The rest of a line over the limit, and what follows it until the server is gone, is no message.
+        if (this.#unreadable) return;
         try {
           this.#readBuffer.append(chunk);
         } catch (error) {
-          this.onerror?.(error as Error);
+          this.#unreadable = true;
+          const { onOverflow } = this.#options;
+          if (onOverflow === undefined) this.onerror?.(error as Error);
+          else onOverflow(`the server sent a message over ${STDIO_DEFAULT_MAX_BUFFER_SIZE / (1024 * 1024)} MiB`);
           void this.close();
           return;
         }
