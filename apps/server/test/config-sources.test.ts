@@ -47,6 +47,19 @@ describe('errors found after loading the config name what the person wrote', () 
     expect(stderr).not.toContain('hunter2');
   }, 60_000);
 
+  it('an MCP file that starts with a byte order mark, as some editors save it: the mark named, not "expected a value"', async () => {
+    await using dir = await tempDir();
+    await writeFile(join(dir.path, 'mcp.json'), '\uFEFF{"mcpServers": {}}\n');
+    await mkdir(join(dir.path, 'ws'));
+
+    const { code, stderr } = await runServer(['--mcp-config', 'mcp.json', '--workspace', join(dir.path, 'ws'), '--data-dir', join(dir.path, 'data')], dir.path);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `airlock: --mcp-config: invalid MCP config ${join(dir.path, 'mcp.json')}: starts with a byte order mark (U+FEFF), which JSON does not allow: save the file as UTF-8 without one\n`,
+    );
+  }, 60_000);
+
   it('a port in use given with --port', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

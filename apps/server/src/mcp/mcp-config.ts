@@ -106,6 +106,8 @@ const fileSchema = z
  * names the file in errors.
  */
 export function parseMcpConfig(json: string, source: string): McpServersConfig {
+  // Invisible in an editor: "expected a value at line 1, column 1" pointed at what looks like a `{`.
+  if (json.startsWith('\uFEFF')) throw new McpConfigError(source, '', 'starts with a byte order mark (U+FEFF), which JSON does not allow: save the file as UTF-8 without one');
   // Where the text goes wrong, never what it holds: the file may be a link to something that is not JSON at all.
   const [textProblem] = checkJsonText(json);
   if (textProblem?.kind === 'syntax') throw new McpConfigError(source, '', `not valid JSON (${describeJsonTextProblem(textProblem)})`);
