@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it, vi } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -8,6 +9,22 @@ const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECO
 const BANNER = 'Confirmation is off for this chat: tool calls run without asking.';
 
 const suite = useBrowserSuite();
+
+/** The parts of a service worker's global scope the test uses (the DOM typings have none). */
+interface WorkerScope {
+  registration: { getNotifications(filter?: { tag: string }): Promise<Notification[]> };
+  NotificationEvent: new (type: string, init: { notification: Notification | undefined; action: string }) => Event;
+  dispatchEvent(event: Event): boolean;
+}
+
+/** Makes the page believe its tab went to the background, as a switch to another tab does. */
+async function hide(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+}
 
 describe('the settings dialog', () => {
   // Found from outside: Alt+N in the open dialog opened the other chat's waiting card behind it and focused that card,
@@ -39,5 +56,40 @@ describe('the settings dialog', () => {
     await page.getByRole('heading', { level: 1, name: 'first chat' }).waitFor();
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     expect(await page.getByText(BANNER).count()).toBe(0);
+  });
+
+  // Found from outside: a click on a waiting call's notification opened its chat behind the open dialog, whose
+  // "Confirm tool calls" then read and changed that chat's setting, not the one it was opened for.
+  it('closes as a notification opens another chat, so its "Confirm tool calls" never changes a chat it was not opened for', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue(runTerminal, { text: 'Hello.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await page.getByRole('checkbox', { name: /Notify me when a decision is needed/ }).check();
+    await page.getByRole('button', { name: 'Close settings', exact: true }).click();
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await chat.send('other chat');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await chat.send('my chat');
+    await chat.waitForText('Hello.');
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    await hide(page);
+    const [worker] = suite.context.serviceWorkers();
+    const tags = () => worker!.evaluate(async () => (await (self as unknown as WorkerScope).registration.getNotifications()).map((notification) => notification.tag));
+    await vi.waitFor(async () => expect(await tags()).toHaveLength(1), { timeout: 10_000 });
+    await worker!.evaluate(async () => {
+      const scope = self as unknown as WorkerScope;
+      const [notification] = await scope.registration.getNotifications();
+      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action: '' }));
+    });
+
+    await page.getByRole('heading', { level: 1, name: 'other chat' }).waitFor();
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    expect(await dialog.count()).toBe(0);
   });
 });

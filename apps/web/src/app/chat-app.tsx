@@ -105,6 +105,8 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   const select = useCallback((next: CurrentSession) => {
     setCurrent(next);
     setRulesOpen(false);
+    // Its "Confirm tool calls" is the open chat's: left open over another chat, it would read and change that one's.
+    setSettingsOpen(false);
   }, []);
 
   const list = sessions.sessions ?? [];
