@@ -399,6 +399,33 @@ describe('ToolCallCard keys', () => {
     expect(decided).toStrictEqual([{ decision: 'allow', always: true }]);
   });
 
+  // Found from outside: "a" typed on the card the app opened on, then a click into the message box to type there
+  // instead, within the pause: the keys went to the box, none stopped the pause, and the call was allowed.
+  it('sends no decision key once the focus leaves the card before it is sent (a click into the message box)', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    for (const key of ['a', 'd', 'e', 'r']) {
+      card.focus();
+      fireEvent.keyDown(card, { key });
+      act(() => box.focus());
+      act(() => {
+        vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+      });
+    }
+    card.focus();
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    fireEvent.keyDown(card, { key: 'y' });
+    act(() => box.focus());
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([]);
+    expect(screen.queryByRole('form', { name: 'Edit the arguments of terminal' })).toBeNull();
+    expect(screen.queryByRole('textbox', { name: 'Reason, passed to the model' })).toBeNull();
+    expect(card.textContent).not.toContain('any key stops it');
+  });
+
   it('takes "explain…" and "run it…" for typing: e and r open nothing when a letter follows, and the typing goes to the message box', () => {
     vi.useFakeTimers();
     const decided: unknown[] = [];

@@ -1,5 +1,5 @@
 import { toVisibleText, unshownDefaultsNote, type DeclaredArguments } from '@airlock/core';
-import { useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useContext, useEffect, useMemo, useRef, useState, type FocusEvent, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
 import { ArgumentEditor, draftFits } from './argument-editor';
 import type { JsonSchema } from './argument-form';
@@ -241,6 +241,15 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
     // Moved during keydown, the focus takes the key's character with it (not prevented), after the letters taken.
     focusComposer?.(typed);
   };
+  /**
+   * The focus leaving the card stops a key's decision not yet sent: keys typed elsewhere (the message box the person
+   * clicked into) never reach the card to stop it.
+   */
+  const onBlur = (event: FocusEvent<HTMLElement>) => {
+    if (event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget)) return;
+    dropKeyed();
+    taken.current = '';
+  };
   const closeConfirm = () => {
     taken.current = '';
     setConfirmAlways(false);
@@ -254,6 +263,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       data-approval-id={undecided ? state.approvalId : undefined}
       tabIndex={undecided ? 0 : undefined}
       onKeyDown={undecided ? onKeyDown : undefined}
+      onBlur={undecided ? onBlur : undefined}
       aria-label={`Tool call ${call.toolName}`}
     >
       <header className="tool-card-header">
