@@ -60,6 +60,21 @@ describe('errors found after loading the config name what the person wrote', () 
     );
   }, 60_000);
 
+  it('an MCP header value no request can carry (a line break): refused naming the header, its value never shown', async () => {
+    await using dir = await tempDir();
+    const headers = { Authorization: 'Bearer sk-first-part\nX-Other: sk-second-part' };
+    await writeFile(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp', headers } } }));
+    await mkdir(join(dir.path, 'ws'));
+
+    const { code, stderr } = await runServer(['--mcp-config', 'mcp.json', '--workspace', join(dir.path, 'ws'), '--data-dir', join(dir.path, 'data')], dir.path);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `airlock: --mcp-config: invalid MCP config ${join(dir.path, 'mcp.json')}: server "remote", field "mcpServers.remote.headers.Authorization": not a valid HTTP header value (a line break, a NUL or a character past U+00FF)\n`,
+    );
+    expect(stderr).not.toContain('first-part');
+  }, 60_000);
+
   it('a port in use given with --port', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

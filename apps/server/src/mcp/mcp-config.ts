@@ -15,6 +15,8 @@ export const MAX_MCP_SERVER_NAME_LENGTH = 32;
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a request can carry: a value it cannot made every request fail, and the error quoted it (an Authorization's secret) in the log and the status. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export interface McpStdioServerConfig {
   transport: 'stdio';
@@ -89,7 +91,7 @@ const httpSchema = z
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
       .max(2048),
-    headers: boundedRecord(z.string().regex(HEADER_NAME, 'not a valid HTTP header name').max(256), z.string().max(8192), 64, 'header').default({}),
+    headers: boundedRecord(z.string().regex(HEADER_NAME, 'not a valid HTTP header name').max(256), z.string().max(8192).regex(HEADER_VALUE, 'not a valid HTTP header value (a line break, a NUL or a character past U+00FF)'), 64, 'header').default({}),
   })
   .strict();
 
