@@ -13,6 +13,7 @@ import {
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import { loopbackPinnedFetch } from '../http/loopback-name';
+import { AnsweredStreamsTransport } from './answered-streams-transport';
 import { BoundedRequestsTransport } from './bounded-requests-transport';
 import { lfLineEndsFetch } from './event-stream-line-ends';
 import type { McpServerConfig } from './mcp-config';
@@ -236,11 +237,15 @@ export class McpConnection {
   #createServerTransport(onOverflow: (reason: string) => void): Transport {
     const { config } = this.#options;
     if (config.transport === 'http') {
-      const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: config.headers },
-        // Its event streams reach the SDK's parser with LF line ends only: see lfLineEndsFetch.
-        fetch: lfLineEndsFetch(sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) })),
-      });
+      // The event stream of a request ends once it is settled: see AnsweredStreamsTransport.
+      const transport: AnsweredStreamsTransport = new AnsweredStreamsTransport(
+        (wrap) =>
+          new StreamableHTTPClientTransport(new URL(config.url), {
+            requestInit: { headers: config.headers },
+            // Its event streams reach the SDK's parser with LF line ends only: see lfLineEndsFetch.
+            fetch: wrap(lfLineEndsFetch(sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }))),
+          }),
+      );
       return transport;
     }
     // In a process group of its own, under a watchdog: it does not outlive this server, even one killed by SIGKILL.

@@ -695,3 +695,43 @@ describe('a server that floods notifications/tools/list_changed while its listin
     expect(statusOf(mcp, 'remote').state).toBe('ready');
   });
 });
+
+describe('a Streamable HTTP server that keeps a call’s event stream open', () => {
+  // Found in review: the SDK read a call's stream until the server ended it, so a server that never did held a socket
+  // for each call ever made, answered or given up on, and went on being read.
+  test('has it ended once the call is answered, and once Airlock gives up on it', async () => {
+    const streams: { name: string | undefined; closed: boolean }[] = [];
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: (server) => {
+        sizedTool(server);
+        server.registerTool('silent', { description: 'Never answers.' }, () => new Promise<never>(() => undefined));
+      },
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/call') return false;
+        const stream = { name: message.params?.name, closed: false };
+        streams.push(stream);
+        response.on('close', () => (stream.closed = true));
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': open\n\n');
+        if (stream.name === 'sized') {
+          const answer = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'answered' }] } });
+          response.write(`event: message\ndata: ${answer}\n\n`);
+        }
+        return true;
+      },
+    });
+    const warnings: string[] = [];
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
+    await mcp.start();
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context())).resolves.toStrictEqual({ content: 'answered' });
+    await vi.waitFor(() => expect(streams).toStrictEqual([{ name: 'sized', closed: true }]));
+    const abort = new AbortController();
+    const silent = toolNamed(mcp, 'remote__silent').execute({}, context({ signal: abort.signal }));
+    await vi.waitFor(() => expect(streams).toHaveLength(2));
+    abort.abort();
+    await expect(silent).rejects.toThrow();
+    await vi.waitFor(() => expect(streams).toStrictEqual([{ name: 'sized', closed: true }, { name: 'silent', closed: true }]));
+    expect(statusOf(mcp, 'remote')).toStrictEqual({ name: 'remote', transport: 'http', state: 'ready', toolCount: 2 });
+    expect(warnings).toStrictEqual([]);
+  });
+});

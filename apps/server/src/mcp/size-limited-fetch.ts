@@ -105,7 +105,7 @@ function mediaType(contentType: string | null): string {
 }
 
 /** The ids of the requests in a JSON-RPC message or batch the SDK sent; none for anything else. */
-function requestIdsOf(body: RequestInit['body']): RequestId[] {
+export function requestIdsOf(body: RequestInit['body']): RequestId[] {
   if (typeof body !== 'string') return [];
   let parsed: unknown;
   try {
