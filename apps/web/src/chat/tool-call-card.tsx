@@ -217,6 +217,13 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
     }
     event.preventDefault();
     taken.current += event.key;
+    // A card keeps the focus when the person scrolls away to read another: a key read as this card's would decide a
+    // call they cannot see. It brings the card into view; the key works once it is there.
+    const buttons = card.current?.querySelector('.decision-buttons');
+    if (buttons instanceof HTMLElement && !shownWhole(buttons)) {
+      buttons.scrollIntoView({ block: 'nearest' });
+      return;
+    }
     if (!key.waits) {
       key.act();
       return;
@@ -356,6 +363,20 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       {result !== null && <ToolResult result={result} cut={call.cut} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>
   );
+}
+
+/** Whether all of `element`'s height is on screen: inside the window and inside every box around it that clips. */
+function shownWhole(element: HTMLElement): boolean {
+  const { top, bottom } = element.getBoundingClientRect();
+  let from = 0;
+  let to = window.innerHeight;
+  for (let around = element.parentElement; around !== null; around = around.parentElement) {
+    if (getComputedStyle(around).overflowY === 'visible') continue;
+    const box = around.getBoundingClientRect();
+    from = Math.max(from, box.top);
+    to = Math.min(to, box.bottom);
+  }
+  return top >= from && bottom <= to;
 }
 
 /** The parts of `restored` the person has not since dropped from `kept`; `restored` itself when none were. */

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+/** A command of 14 lines: its card is tall, so four of them do not fit on the screen together. */
+function tallCommand(name: string): string {
+  return [`echo ${name}`, ...Array.from({ length: 13 }, (_, line) => `echo ${name}-line-${line}`)].join('\n');
+}
+
+/** Whether the card's decision buttons are on screen: inside the window and the transcript's visible part. */
+function buttonsInView(card: Element): boolean {
+  const buttons = card.querySelector('.decision-buttons')!.getBoundingClientRect();
+  const scroller = card.closest('.transcript')!.getBoundingClientRect();
+  return buttons.top >= Math.max(0, scroller.top) && buttons.bottom <= Math.min(window.innerHeight, scroller.bottom);
+}
+
+describe('keys on a card off screen', () => {
+  // Found from outside: the app opens with the oldest waiting card in focus; the person scrolled down to the last
+  // card of the batch, read it and pressed `a`, and the first card, off screen and unseen, was allowed.
+  it('decide nothing: the card is brought into view first, and the key works once it is there', async () => {
+    suite.airlock.model.enqueue({
+      toolCalls: [
+        { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+        ...['second', 'third', 'fourth'].map((name) => ({ name: 'terminal', arguments: { command: tallCommand(name) } })),
+      ],
+    });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('four commands');
+    const first = chat.card(0);
+    const last = chat.card(3);
+    await chat.waitForStatus(last, 'Waiting for your decision');
+    await first.focus();
+    await last.evaluate((card) => card.scrollIntoView({ block: 'end' }));
+    expect(await first.evaluate(buttonsInView)).toBe(false);
+
+    await page.keyboard.press('a');
+    expect(await first.getByRole('status').filter({ hasText: 'any key stops it' }).count()).toBe(0);
+    await chat.waitForStatus(first, 'Waiting for your decision');
+    expect(await first.evaluate(buttonsInView)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.closest('article')?.getAttribute('aria-label'))).toBe('Tool call terminal');
+
+    await page.keyboard.press('a');
+    await chat.waitForStatus(first, 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
+  });
+});
