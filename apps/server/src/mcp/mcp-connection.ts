@@ -20,6 +20,7 @@ import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, inputSchemaProblem, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
 import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
+import { sessionLostFetch } from './session-lost-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
 
 export type McpServerState = 'connecting' | 'ready' | 'error' | 'restarting' | 'closed';
@@ -163,9 +164,10 @@ export class McpConnection {
       .callTool({ name, arguments: args }, CallToolResultSchema, { signal: context.signal, timeout, maxTotalTimeout: timeout })
       .catch((error: unknown) => {
         if (isTooLarge(error)) throw new McpMessageTooLargeError();
-        // The connection was closed for what the server did: the call says so, not a bare "Connection closed".
+        // The connection was closed for what the server did: the call says so, not a bare "Connection closed" or
+        // the HTTP error that showed it.
         const dropped = this.#dropReason;
-        if (isConnectionClosed(error) && dropped !== undefined) throw new Error(`the MCP server "${this.#options.name}" was disconnected: ${dropped}`, { cause: error });
+        if (dropped !== undefined && (isConnectionClosed(error) || this.#client !== client)) throw new Error(`the MCP server "${this.#options.name}" was disconnected: ${dropped}`, { cause: error });
         throw error;
       });
     // The schema given makes the SDK return the current result shape; the legacy `toolResult` shape cannot arrive.
@@ -188,7 +190,11 @@ export class McpConnection {
     }
     this.#client = client;
     this.#transport = transport;
-    client.onerror = (error) => this.#logError(bounded(error.message));
+    // What fails once the connection let go of this client (the request that showed the session lost, the server's
+    // stream cut short) is not the server's news: why it was let go of is logged.
+    client.onerror = (error) => {
+      if (this.#client === client) this.#logError(bounded(error.message));
+    };
     client.onclose = () => this.#onClose(client);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       // A notification that arrives during a refresh joins it; only the one that started it reports how it ended.
@@ -243,7 +249,14 @@ export class McpConnection {
           new StreamableHTTPClientTransport(new URL(config.url), {
             requestInit: { headers: config.headers },
             // Its event streams reach the SDK's parser with LF line ends only: see lfLineEndsFetch.
-            fetch: wrap(lfLineEndsFetch(sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }))),
+            fetch: wrap(
+              lfLineEndsFetch(
+                sessionLostFetch(
+                  sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
+                  () => this.#onSessionLost(transport),
+                ),
+              ),
+            ),
           }),
       );
       return transport;
@@ -277,6 +290,13 @@ export class McpConnection {
     }
     if (requestIds.length > 0 || this.#client === undefined) return;
     this.#dropReason = `the server sent a message over ${MAX_MCP_MESSAGE_BYTES / (1024 * 1024)} MiB`;
+    void this.#client.close().catch(() => undefined);
+  }
+
+  /** A server that no longer knows the session is connected anew, as after a crash: see sessionLostFetch. */
+  #onSessionLost(transport: Transport): void {
+    if (this.#transport?.inner !== transport || this.#client === undefined) return;
+    this.#dropReason = 'the server no longer knows the session (it restarted, or ended it)';
     void this.#client.close().catch(() => undefined);
   }
 

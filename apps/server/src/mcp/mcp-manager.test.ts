@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -733,5 +734,55 @@ describe('a Streamable HTTP server that keeps a call’s event stream open', () 
     await vi.waitFor(() => expect(streams).toStrictEqual([{ name: 'sized', closed: true }, { name: 'silent', closed: true }]));
     expect(statusOf(mcp, 'remote')).toStrictEqual({ name: 'remote', transport: 'http', state: 'ready', toolCount: 2 });
     expect(warnings).toStrictEqual([]);
+  });
+});
+
+describe('a Streamable HTTP server that restarts and no longer knows the session', () => {
+  // Found in review: each request with the old session id was answered 404 and failed, the server shown ready, until
+  // Airlock itself was restarted.
+  test('fails the call that found it out saying so, is connected anew, and answers the next call', async () => {
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    const http = createServer((request, response) => {
+      const id = request.headers['mcp-session-id'];
+      const known = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (typeof id === 'string' && known === undefined) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
+        return;
+      }
+      if (known !== undefined) {
+        void known.handleRequest(request, response);
+        return;
+      }
+      const server = new McpServer({ name: 'stateful', version: '1.0.0' });
+      sizedTool(server);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
+      });
+      void server.connect(transport).then(() => transport.handleRequest(request, response));
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const warnings: string[] = [];
+      await using mcp = manager(
+        { remote: { transport: 'http', url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, headers: {} } },
+        { restart: { initialDelayMs: 0 }, logger: { info: () => undefined, warn: (line) => warnings.push(line) } },
+      );
+      await mcp.start();
+      await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
+      // The server restarts: its sessions are gone.
+      sessions.clear();
+      await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 2 }, context())).rejects.toThrow(
+        'the MCP server "remote" was disconnected: the server no longer knows the session (it restarted, or ended it)',
+      );
+      await until(mcp, () => statusOf(mcp, 'remote').state === 'ready');
+      await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
+      expect(sessions.size).toBe(1);
+      expect(warnings).toStrictEqual(['MCP server "remote": the server no longer knows the session (it restarted, or ended it)']);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
   });
 });
