@@ -75,6 +75,22 @@ describe('errors found after loading the config name what the person wrote', () 
     expect(stderr).not.toContain('first-part');
   }, 60_000);
 
+  it.each([
+    ['an environment value', { command: '/bin/true', env: { API_KEY: 'sk-first-part\u0000x' } }, 'mcpServers.local.env.API_KEY'],
+    ['an argument', { command: '/bin/true', args: ['--key=sk-first-part\u0000x'] }, 'mcpServers.local.args.0'],
+    ['the command', { command: '/bin/true\u0000sk-first-part' }, 'mcpServers.local.command'],
+  ])('a NUL in %s of a stdio MCP server: refused naming the field, its value never shown', async (_what, server, field) => {
+    await using dir = await tempDir();
+    await writeFile(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { local: server } }));
+    await mkdir(join(dir.path, 'ws'));
+
+    const { code, stderr } = await runServer(['--mcp-config', 'mcp.json', '--workspace', join(dir.path, 'ws'), '--data-dir', join(dir.path, 'data')], dir.path);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain(`airlock: --mcp-config: invalid MCP config ${join(dir.path, 'mcp.json')}: server "local", field "${field}": must not contain a NUL character\n`);
+    expect(stderr).not.toContain('first-part');
+  }, 60_000);
+
   it('a port in use given with --port', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -73,14 +73,16 @@ const transportType = z.enum(['stdio', 'http', 'streamable-http', 'streamableHtt
 const disabled = z.boolean().optional();
 
 // Strict: a key Airlock does not read (a typo like "evn", another app's "autoApprove") is refused rather than ignored.
+// A NUL no process can be given: starting the server failed, and the error quoted the value (an API key in its env).
+const noNul = z.string().regex(/^[^\0]*$/, 'must not contain a NUL character');
 const stdioSchema = z
   .object({
     type: transportType,
     disabled,
-    command: z.string().min(1, 'must not be empty').max(4096),
-    args: z.array(z.string().max(8192)).max(256).default([]),
-    env: boundedRecord(z.string().regex(ENV_NAME, 'not a valid environment variable name').max(256), z.string().max(32_768), 256, 'environment variable').default({}),
-    cwd: z.string().min(1).max(4096).optional(),
+    command: noNul.min(1, 'must not be empty').max(4096),
+    args: z.array(noNul.max(8192)).max(256).default([]),
+    env: boundedRecord(z.string().regex(ENV_NAME, 'not a valid environment variable name').max(256), noNul.max(32_768), 256, 'environment variable').default({}),
+    cwd: noNul.min(1).max(4096).optional(),
   })
   .strict();
 
