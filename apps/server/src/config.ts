@@ -155,7 +155,7 @@ Options (each also readable from the environment):
   --model-url <url>      AIRLOCK_MODEL_URL     OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
   --model <name>         AIRLOCK_MODEL         model name sent to that server
   --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
-  --data-dir <dir>       AIRLOCK_DATA_DIR      where chats are kept (default ~/.local/share/airlock)
+  --data-dir <dir>       AIRLOCK_DATA_DIR      where chats are kept (default $XDG_DATA_HOME/airlock, else ~/.local/share/airlock)
   --token-file <file>    AIRLOCK_TOKEN_FILE    file holding the access token (instead of AIRLOCK_TOKEN)
   --api-key-file <file>  AIRLOCK_API_KEY_FILE  file holding the model server's API key (instead of AIRLOCK_API_KEY)
   --tool-sandbox <mode>  AIRLOCK_TOOL_SANDBOX  auto | bubblewrap | none: how terminal and python are held (default auto)
