@@ -2,11 +2,15 @@ import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextpr
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { requestIdsOf } from './size-limited-fetch';
 
+/** What a JSON answer's body fails with once its request was given up on; not reported as the server's error. */
+const GIVEN_UP = new Error('the request was given up on before its answer ended');
+
 /**
- * An HTTP MCP client transport whose event streams of Airlock's requests end once the requests they carry are settled:
- * answered, or given up on (Airlock cancels a call at its timeout or on its signal). The SDK reads such a stream until
- * the server ends it, so a server that never did held a socket for each call ever made and went on being read after
- * the call was over. The stream ends as one the server ended would, so what it already sent is still read.
+ * An HTTP MCP client transport whose answers to Airlock's requests end once the requests they carry are settled:
+ * answered, or given up on (Airlock cancels a call at its timeout or on its signal). The SDK reads an event stream or
+ * a JSON body until the server ends it, so a server that never did held a socket for each call ever made and went on
+ * being read after the call was over. An event stream ends as one the server ended would, so what it already sent is
+ * still read; a JSON body, whole or nothing, fails.
  *
  * `create` makes the server's transport with the fetch it is given, which wraps the one it passes in.
  */
@@ -22,7 +26,9 @@ export class AnsweredStreamsTransport implements Transport {
   constructor(create: (wrap: (baseFetch: FetchLike) => FetchLike) => Transport) {
     this.#inner = create((baseFetch) => this.#fetch(baseFetch));
     this.#inner.onclose = () => this.onclose?.();
-    this.#inner.onerror = (error) => this.onerror?.(error);
+    this.#inner.onerror = (error) => {
+      if (error !== GIVEN_UP) this.onerror?.(error);
+    };
     this.#inner.onmessage = (message, extra) => {
       if ('id' in message && !('method' in message) && message.id !== undefined) this.#settled(message.id);
       this.onmessage?.(message, extra);
@@ -72,12 +78,12 @@ export class AnsweredStreamsTransport implements Transport {
         forget();
         throw error;
       }
-      if (response.body === null || ids.length === 0 || mediaType(response.headers.get('content-type')) !== 'text/event-stream') {
+      if (response.body === null || ids.length === 0) {
         forget();
         return response;
       }
       // A stream the server ends, or that fails (over the size limit), is let go of with it.
-      const stream = new EndableStream(response.body, forget);
+      const stream = new EndableStream(response.body, forget, mediaType(response.headers.get('content-type')) === 'text/event-stream' ? undefined : GIVEN_UP);
       posted.stream = stream;
       if (posted.waiting.size === 0) stream.end();
       return new Response(stream.body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -101,15 +107,21 @@ interface Posted {
   stream?: EndableStream;
 }
 
-/** A response body that can be ended from outside: what was read of it is still delivered, then it is done. */
+/** A response body that can be ended from outside: closed (what was read of it still delivered, then done) or failed. */
 class EndableStream {
   readonly body: ReadableStream<Uint8Array>;
   #ended = false;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
 
-  /** `onFinished` is called when the source ends or fails, or its reader cancels it; not when `end` ends it. */
-  constructor(source: ReadableStream<Uint8Array>, onFinished: () => void) {
+  readonly #failure: Error | undefined;
+
+  /**
+   * `onFinished` is called when the source ends or fails, or its reader cancels it; not when `end` ends it, which
+   * fails the stream with `failure` if given, or else closes it.
+   */
+  constructor(source: ReadableStream<Uint8Array>, onFinished: () => void, failure?: Error) {
+    this.#failure = failure;
     this.#reader = source.getReader();
     this.body = new ReadableStream<Uint8Array>(
       {
@@ -147,7 +159,8 @@ class EndableStream {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#controller?.close();
+    if (this.#failure === undefined) this.#controller?.close();
+    else this.#controller?.error(this.#failure);
     this.#reader.cancel().catch(() => undefined);
   }
 }

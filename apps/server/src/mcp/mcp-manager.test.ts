@@ -737,6 +737,36 @@ describe('a Streamable HTTP server that keeps a call’s event stream open', () 
   });
 });
 
+describe('a Streamable HTTP server that never ends a call’s JSON answer', () => {
+  // Found in review: the SDK read the body until the server ended it, after the call was given up on too.
+  test('has it ended once Airlock gives up on the call, and logs nothing of it', async () => {
+    const streams: { closed: boolean }[] = [];
+    await using remote = await httpMcpServer({
+      json: true,
+      tools: sizedTool,
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/call') return false;
+        const stream = { closed: false };
+        streams.push(stream);
+        response.on('close', () => (stream.closed = true));
+        response.writeHead(200, { 'content-type': 'application/json' }).write(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},`);
+        return true;
+      },
+    });
+    const warnings: string[] = [];
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
+    await mcp.start();
+    const abort = new AbortController();
+    const call = toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context({ signal: abort.signal }));
+    await vi.waitFor(() => expect(streams).toHaveLength(1));
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await vi.waitFor(() => expect(streams).toStrictEqual([{ closed: true }]));
+    expect(statusOf(mcp, 'remote')).toStrictEqual({ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 });
+    expect(warnings).toStrictEqual([]);
+  });
+});
+
 describe('a Streamable HTTP server that restarts and no longer knows the session', () => {
   // Found in review: each request with the old session id was answered 404 and failed, the server shown ready, until
   // Airlock itself was restarted.
