@@ -47,4 +47,33 @@ describe('keys on a card off screen', () => {
     await chat.waitForStatus(first, 'Done');
     expect(await suite.airlock.runCount()).toBe(1);
   });
+
+  // Found from outside: Tab from the card the app opened on lands on its Allow; the person scrolled down to read the
+  // last card and pressed space to scroll on, and the space pressed the first card's Allow, off screen.
+  it('take a space or Enter on a decision button off screen for nothing: it is brought into view first', async () => {
+    suite.airlock.model.enqueue({
+      toolCalls: [
+        { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+        ...['second', 'third', 'fourth'].map((name) => ({ name: 'terminal', arguments: { command: tallCommand(name) } })),
+      ],
+    });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('four commands');
+    const first = chat.card(0);
+    const last = chat.card(3);
+    await chat.waitForStatus(last, 'Waiting for your decision');
+    await chat.button(first, 'Allow terminal').focus();
+    await last.evaluate((card) => card.scrollIntoView({ block: 'end' }));
+    expect(await first.evaluate(buttonsInView)).toBe(false);
+
+    await page.keyboard.press(' ');
+    await first.getByText('Nothing was decided: the button was off screen').waitFor();
+    expect(await first.evaluate(buttonsInView)).toBe(true);
+    await chat.waitForStatus(first, 'Waiting for your decision');
+
+    await page.keyboard.press('Enter');
+    await chat.waitForStatus(first, 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
+  });
 });

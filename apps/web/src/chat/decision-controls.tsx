@@ -179,6 +179,7 @@ const unsteadyText: Record<UnsteadyReason, string> = {
   changed: 'Nothing was decided: what the button decides had just changed as you clicked. Look again, then click again if you meant it.',
   typing:
     'Nothing was decided: letters were typed on the button, so its space or Enter was taken for typing. Click it, or Tab away and back, if you meant it.',
+  unseen: 'Nothing was decided: the button was off screen as its key was pressed. It is in view now: press again if you meant it.',
 };
 
 /** Said where a click or key on a decision button was ignored (see SteadyButton). */

@@ -14,6 +14,7 @@ import { ToolResult } from './tool-result';
 import { WaitingDraftsContext, type EditDraft, type WaitingDraft } from './waiting-drafts';
 import { RuleAsked } from '../rules/rule-asked';
 import { RuleProvenance } from '../rules/rule-provenance';
+import { shownWhole } from '../lib/shown-whole';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
 import { useCallDecider, type DecidedBy, type TabDecision, type TabDecisionOutcome } from './tab-decisions';
@@ -363,20 +364,6 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       {result !== null && <ToolResult result={result} cut={call.cut} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>
   );
-}
-
-/** Whether all of `element`'s height is on screen: inside the window and inside every box around it that clips. */
-function shownWhole(element: HTMLElement): boolean {
-  const { top, bottom } = element.getBoundingClientRect();
-  let from = 0;
-  let to = window.innerHeight;
-  for (let around = element.parentElement; around !== null; around = around.parentElement) {
-    if (getComputedStyle(around).overflowY === 'visible') continue;
-    const box = around.getBoundingClientRect();
-    from = Math.max(from, box.top);
-    to = Math.min(to, box.bottom);
-  }
-  return top >= from && bottom <= to;
 }
 
 /** The parts of `restored` the person has not since dropped from `kept`; `restored` itself when none were. */

@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ButtonHTMLAttributes, type KeyboardEvent, type MouseEvent, type PointerEvent } from 'react';
+import { shownWhole } from './shown-whole';
 import { sameSpot, spotOf, watchSpot, type Spot, type SpotWatch } from './spot-watch';
 
 /** How long a decision button ignores pointer clicks after it appears or moves: a click meant for what was there lands on nothing. */
@@ -6,9 +7,10 @@ export const ARMING_MS = 600;
 
 /**
  * Why a click was ignored: the button had just appeared or moved, what it decides had just changed, or it was a
- * space or Enter after letters typed on the button (someone typing a message who thinks a text box has the focus).
+ * space or Enter after letters typed on the button (someone typing a message who thinks a text box has the focus), or
+ * a space or Enter on the button while it was off screen (it is brought into view).
  */
-export type UnsteadyReason = 'moved' | 'changed' | 'typing';
+export type UnsteadyReason = 'moved' | 'changed' | 'typing' | 'unseen';
 
 export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'onClick'> {
   onClick: () => void;
@@ -30,7 +32,8 @@ export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonE
  * (something that covered it and went away leaves a still pointer on it); for touch and pen, where the finger came
  * down. Keys go through at once (a focused button was reached on purpose), except a space or Enter after a letter
  * typed on the button since it took the focus: that is someone typing ("no way") into what they took for a text
- * box, and it decides nothing until the focus leaves and comes back. A button whose decision covers what may change
+ * box, and it decides nothing until the focus leaves and comes back; and one on a button off screen, which is brought
+ * into view (the person scrolled away from it and pressed space to scroll on). A button whose decision covers what may change
  * under it (`decides`) re-arms when that changes, for pointer and keys alike.
  */
 export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKeyDown, onFocus, ...props }: SteadyButtonProps) {
@@ -86,6 +89,11 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKe
     // detail 0: a key (Enter, Space) or a script, not a pointer.
     if (event.detail === 0) {
       if (typedOn.current) return onUnsteadyClick?.('typing');
+      // Focus stays on a button the person scrolled away from, and space is also how a page is scrolled on.
+      if (!shownWhole(event.currentTarget)) {
+        event.currentTarget.scrollIntoView({ block: 'nearest' });
+        return onUnsteadyClick?.('unseen');
+      }
       return changed ? onUnsteadyClick?.('changed') : onClick();
     }
     const settledAt = watch.current?.settledAt() ?? performance.now();
