@@ -469,11 +469,17 @@ function databaseFrom(pick: (flag: ConfigFlag, variable: string) => Sourced | un
   return { database: { url, schema, instanceId: instanceId ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`, leaseMs: leaseMs ?? 10_000, poolSize: poolSize ?? 20 } };
 }
 
+const KERNEL_FOLDERS = ['/proc', '/sys'];
+
 /** The chats folder: as given (made absolute), or the XDG data folder; it is created when first used. */
 function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   if (given !== undefined) {
     if (given.value.includes('\0')) throw new ConfigError(given.source, 'must be a folder path');
-    return resolve(cwd, given.value);
+    const path = resolve(cwd, given.value);
+    // Creating a folder in /proc spins forever (mkdir answers that /proc itself is missing), at start-up, unsaid.
+    const kernel = KERNEL_FOLDERS.find((folder) => path === folder || isWithin(path, folder));
+    if (kernel !== undefined) throw new ConfigError(given.source, `"${path}" is inside ${kernel}, a folder of the kernel, where no database can be kept`);
+    return path;
   }
   const xdg = env.XDG_DATA_HOME;
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(env.HOME ?? homedir(), '.local', 'share');

@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
+import { startOrExit } from './support/server-process';
 
 async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
   const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-data-folder-')));
@@ -55,4 +56,22 @@ describe('the data folder and the workspace', () => {
     expect(loadConfig(['--workspace', ws, '--data-dir', join(ws, '.airlock-data')], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: join(ws, '.airlock-data') });
     expect(loadConfig(['--workspace', ws, '--data-dir', dir.path], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: dir.path });
   });
+});
+
+describe('a data folder in a folder of the kernel', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('stops the real server at once, naming it (creating it spun forever: mkdir in /proc answers that /proc is missing)', async () => {
+    await using dir = await tempDir();
+    await mkdir(join(dir.path, 'ws'));
+    for (const dataDir of ['/proc/airlock-data', '/sys/airlock-data/chats']) {
+      const { exitCode, output } = await startOrExit(['--workspace', join(dir.path, 'ws'), '--data-dir', dataDir], {}, cleanups);
+
+      expect(exitCode).toBe(1);
+      expect(output).toContain(`airlock: --data-dir: "${dataDir}" is inside ${dataDir.split('/')[1] === 'proc' ? '/proc' : '/sys'}, a folder of the kernel, where no database can be kept\n`);
+    }
+  }, 150_000);
 });
