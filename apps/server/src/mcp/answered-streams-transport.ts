@@ -1,6 +1,9 @@
 import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { requestIdsOf } from './size-limited-fetch';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { McpMessageTooLargeError, requestIdsOf } from './size-limited-fetch';
+
+const STREAM_ENDED = 'the MCP server ended the stream of its answer before it answered';
 
 /** What a JSON answer's body fails with once its request was given up on; not reported as the server's error. */
 const GIVEN_UP = new Error('the request was given up on before its answer ended');
@@ -22,6 +25,8 @@ export class AnsweredStreamsTransport implements Transport {
   readonly #inner: Transport;
   /** Each request posted and not settled yet, with the event stream it is answered on once it has one. */
   readonly #requests = new Map<RequestId, Posted>();
+  /** Marks the errors put at the end of a stream that ended unanswered (`#trailer`): no server can send one. */
+  readonly #mark = randomUUID();
 
   constructor(create: (wrap: (baseFetch: FetchLike) => FetchLike) => Transport) {
     this.#inner = create((baseFetch) => this.#fetch(baseFetch));
@@ -30,7 +35,11 @@ export class AnsweredStreamsTransport implements Transport {
       if (error !== GIVEN_UP) this.onerror?.(error);
     };
     this.#inner.onmessage = (message, extra) => {
-      if ('id' in message && !('method' in message) && message.id !== undefined) this.#settled(message.id);
+      if ('id' in message && !('method' in message) && message.id !== undefined) {
+        // The answer came after all, before the end of its stream: the error put after it is no answer.
+        if (this.#isTrailer(message) && !this.#requests.has(message.id)) return;
+        this.#settled(message.id);
+      }
       this.onmessage?.(message, extra);
     };
   }
@@ -83,11 +92,33 @@ export class AnsweredStreamsTransport implements Transport {
         return response;
       }
       // A stream the server ends, or that fails (over the size limit), is let go of with it.
-      const stream = new EndableStream(response.body, forget, mediaType(response.headers.get('content-type')) === 'text/event-stream' ? undefined : GIVEN_UP);
+      const eventStream = mediaType(response.headers.get('content-type')) === 'text/event-stream';
+      const stream = new EndableStream(response.body, forget, eventStream ? { trailer: () => this.#trailer(posted) } : { failure: GIVEN_UP });
       posted.stream = stream;
       if (posted.waiting.size === 0) stream.end();
       return new Response(stream.body, { status: response.status, statusText: response.statusText, headers: response.headers });
     };
+  }
+
+  /**
+   * For an event stream that ended (the server ended it, or it broke) with requests unanswered and no event id to
+   * resume it from: an error answer to each, put after what it sent, as the SDK would otherwise wait for them until
+   * their timeout. The SDK reads them after everything before, so an answer in the stream still comes first.
+   */
+  #trailer(posted: Posted): string | undefined {
+    if (posted.waiting.size === 0) return undefined;
+    return [...posted.waiting]
+      .map((id) => {
+        const error = { code: ErrorCode.InternalError, message: STREAM_ENDED, data: { mark: this.#mark } };
+        return `\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`;
+      })
+      .join('');
+  }
+
+  #isTrailer(message: JSONRPCMessage): boolean {
+    if (!('error' in message)) return false;
+    const data: unknown = message.error.data;
+    return typeof data === 'object' && data !== null && 'mark' in data && data.mark === this.#mark;
   }
 
   #settled(id: RequestId): void {
@@ -114,14 +145,16 @@ class EndableStream {
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
 
-  readonly #failure: Error | undefined;
+  readonly #options: EndableStreamOptions;
+  /** Whether an event of it had an id, from which the SDK resumes a stream that ended (`eventIds`). */
+  readonly #resumable: (chunk: Uint8Array) => boolean = eventIds();
 
   /**
    * `onFinished` is called when the source ends or fails, or its reader cancels it; not when `end` ends it, which
-   * fails the stream with `failure` if given, or else closes it.
+   * fails the stream with `options.failure` if given, or else closes it.
    */
-  constructor(source: ReadableStream<Uint8Array>, onFinished: () => void, failure?: Error) {
-    this.#failure = failure;
+  constructor(source: ReadableStream<Uint8Array>, onFinished: () => void, options: EndableStreamOptions) {
+    this.#options = options;
     this.#reader = source.getReader();
     this.body = new ReadableStream<Uint8Array>(
       {
@@ -134,17 +167,29 @@ class EndableStream {
             read = await this.#reader.read();
           } catch (error) {
             if (this.#ended) return;
-            // The stream errors with it (a body over the size limit): there is nothing left to end.
             this.#ended = true;
-            onFinished();
-            throw error;
+            // A stream broken off (the server crashed) ends as one the server ended, its requests failed after it.
+            const trailer = error instanceof McpMessageTooLargeError ? undefined : this.#trailer();
+            if (trailer === undefined) {
+              // The stream errors with it (a body over the size limit, or one the SDK resumes).
+              onFinished();
+              throw error;
+            }
+            controller.enqueue(trailer);
+            controller.close();
+            return;
           }
           if (this.#ended) return;
           if (read.done) {
             this.#ended = true;
-            onFinished();
+            const trailer = this.#trailer();
+            if (trailer === undefined) onFinished();
+            else controller.enqueue(trailer);
             controller.close();
-          } else controller.enqueue(read.value);
+          } else {
+            this.#resumable(read.value);
+            controller.enqueue(read.value);
+          }
         },
         cancel: (reason) => {
           this.#ended = true;
@@ -156,13 +201,55 @@ class EndableStream {
     );
   }
 
+  /** What to put at the end of a stream that ended unanswered, when the SDK will not resume it. */
+  #trailer(): Uint8Array | undefined {
+    if (this.#resumable(EMPTY)) return undefined;
+    const text = this.#options.trailer?.();
+    return text === undefined ? undefined : new TextEncoder().encode(text);
+  }
+
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (this.#failure === undefined) this.#controller?.close();
-    else this.#controller?.error(this.#failure);
+    if (this.#options.failure === undefined) this.#controller?.close();
+    else this.#controller?.error(this.#options.failure);
     this.#reader.cancel().catch(() => undefined);
   }
+}
+
+interface EndableStreamOptions {
+  /** What `end` fails the stream with; without it, `end` closes the stream. */
+  failure?: Error;
+  /** Text put at the end of the stream when it ends of itself and no event of it had an id. */
+  trailer?: () => string | undefined;
+}
+
+const EMPTY = new Uint8Array(0);
+const LF = 0x0a;
+const ID_FIELD = [0x69, 0x64, 0x3a]; // "id:"
+
+/**
+ * Reads an event stream (LF line ends only, as `lfLineEndsFetch` makes them) chunk by chunk and says whether a line
+ * so far was an `id:` field with a value: the SDK resumes a stream that ended from the last such id.
+ */
+function eventIds(): (chunk: Uint8Array) => boolean {
+  let column = 0;
+  let matched = 0;
+  let found = false;
+  return (chunk) => {
+    for (let index = 0; index < chunk.length && !found; index += 1) {
+      const byte = chunk[index]!;
+      if (byte === LF) {
+        column = 0;
+        matched = 0;
+        continue;
+      }
+      if (column === matched && matched === ID_FIELD.length) found = true;
+      else if (column === matched && byte === ID_FIELD[matched]) matched += 1;
+      column += 1;
+    }
+    return found;
+  };
 }
 
 function mediaType(contentType: string | null): string {

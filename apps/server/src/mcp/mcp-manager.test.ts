@@ -767,6 +767,57 @@ describe('a Streamable HTTP server that never ends a call’s JSON answer', () =
   });
 });
 
+describe('a Streamable HTTP server whose call’s event stream ends before the answer', () => {
+  // Found in review: the call waited for its timeout (10 minutes by default) for an answer that could no longer come.
+  test.each([
+    ['it crashes', true],
+    ['it ends the stream', false],
+  ])('when %s, fails the call at once saying so, and the connection goes on', async (_, crash) => {
+    let calls = 0;
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/call' || (calls += 1) > 1) return false;
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': working\n\n', () => (crash ? response.socket?.destroy() : response.end()));
+        return true;
+      },
+    });
+    const warnings: string[] = [];
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
+    await mcp.start();
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context({ timeoutMs: 25_000 }))).rejects.toThrow(
+      'MCP error -32603: the MCP server ended the stream of its answer before it answered',
+    );
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
+    expect(warnings).toStrictEqual([]);
+  });
+});
+
+describe('a Streamable HTTP server that ends a call’s event stream after an event with an id', () => {
+  test('has the call answered on the stream the SDK resumes from that id, not failed', async () => {
+    let callId: unknown;
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: (request, response, message) => {
+        if (request.method === 'GET' && request.headers['last-event-id'] === 'e1') {
+          const answer = JSON.stringify({ jsonrpc: '2.0', id: callId, result: { content: [{ type: 'text', text: 'resumed' }] } });
+          response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e2\nevent: message\ndata: ${answer}\n\n`);
+          return true;
+        }
+        if (message?.method !== 'tools/call') return false;
+        callId = message.id;
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: e1\nretry: 10\ndata: \n\n');
+        return true;
+      },
+    });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context())).resolves.toStrictEqual({ content: 'resumed' });
+  });
+});
+
 describe('a Streamable HTTP server that restarts and no longer knows the session', () => {
   // Found in review: each request with the old session id was answered 404 and failed, the server shown ready, until
   // Airlock itself was restarted.
