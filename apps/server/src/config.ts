@@ -382,6 +382,9 @@ export function loadConfig(
   };
 }
 
+/** Far more than the longest secret taken (an API key of 8192 characters). */
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
 /** A secret read from a file (one line; a final newline is dropped); giving both the file and the variable is an error. */
 function secretFile(
   file: Sourced | undefined,
@@ -396,7 +399,10 @@ function secretFile(
   if (file === undefined) return undefined;
   if (variable !== undefined) throw new ConfigError(file.source, `give either ${file.source} or ${variable.source}, not both`);
   const path = readableFile(file, options.cwd);
-  const mode = statSync(path).mode & 0o777;
+  const info = statSync(path);
+  // Read whole otherwise: a file of gigabytes given by mistake held the start and took its size in memory.
+  if (info.size > MAX_SECRET_FILE_BYTES) throw new ConfigError(file.source, `"${path}" is larger than ${MAX_SECRET_FILE_BYTES / 1024} KiB: it should hold the secret alone, on one line`);
+  const mode = info.mode & 0o777;
   if (options.ownerOnly && (mode & 0o077) !== 0) {
     throw new ConfigError(file.source, `"${path}" is open to other users (mode ${mode.toString(8).padStart(4, '0')}); make it readable by you alone: chmod 600 ${shellQuoted(path)}`);
   }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -43,5 +43,20 @@ describe('an API key no HTTP header can carry stops start-up, naming where it ca
     expect(exitCode).toBe(1);
     expect(output).toContain('airlock: AIRLOCK_API_KEY: must be printable ASCII without spaces, the key alone on one line\n');
     expect(output).not.toContain('first-part');
+  }, 60_000);
+});
+
+describe('a secret file far larger than any secret is refused by its size, unread', () => {
+  test.each([['--token-file'], ['--api-key-file']])('%s naming a 64 MiB file (a log, an image given by mistake)', async (flag) => {
+    const { root, args } = await folders();
+    const file = join(root, 'big');
+    await writeFile(file, '', { mode: 0o600 });
+    // Sparse: no disk used. A file of gigabytes was read whole, held the start and took its size in memory.
+    await truncate(file, 64 * 1024 * 1024);
+
+    const { exitCode, output } = await startOrExit([...args, flag, file], {}, cleanups);
+
+    expect(exitCode).toBe(1);
+    expect(output).toContain(`airlock: ${flag}: "${file}" is larger than 64 KiB: it should hold the secret alone, on one line\n`);
   }, 60_000);
 });
