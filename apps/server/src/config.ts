@@ -355,6 +355,11 @@ export function loadConfig(
   if (!toolNetwork && toolSandbox === 'none') {
     throw new ConfigError(networkInput?.source ?? 'AIRLOCK_TOOL_NETWORK', `off needs the bubblewrap sandbox, which ${sandboxInput?.source ?? 'AIRLOCK_TOOL_SANDBOX'} none turns off`);
   }
+  const database = databaseFrom(pick);
+  if (database.database !== undefined && dataDirInput !== undefined) {
+    const urlSource = sources['database-url'] ?? 'AIRLOCK_DATABASE_URL';
+    throw new ConfigError(dataDirInput.source, `give either ${dataDirInput.source} or ${urlSource}, not both: with a database the chats are kept there`);
+  }
 
   return {
     host,
@@ -376,7 +381,7 @@ export function loadConfig(
     ...(mcpInput === undefined ? {} : { mcpConfigName: resolve(cwd, mcpInput.value) }),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
     dataDir,
-    ...databaseFrom(pick),
+    ...database,
     capacity: capacityFrom((flag, variable) => pick(flag, variable)),
     sources,
   };

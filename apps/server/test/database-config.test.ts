@@ -37,6 +37,14 @@ describe('settings for several instances on PostgreSQL', () => {
     expect((await load(['--database-url', 'postgresql://127.0.0.1/test'])).database?.instanceId).not.toBe(defaults.database?.instanceId);
   });
 
+  it('refuse a data folder given with a database URL, which was ignored: chats went to the database, not the folder named', async () => {
+    const url = 'postgres://airlock@db.internal:5432/airlock';
+    expect(await problem(['--data-dir', '/srv/chats', '--database-url', url])).toBe('--data-dir: give either --data-dir or --database-url, not both: with a database the chats are kept there');
+    expect(await problem([], { AIRLOCK_DATA_DIR: '/srv/chats', AIRLOCK_DATABASE_URL: url })).toBe(
+      'AIRLOCK_DATA_DIR: give either AIRLOCK_DATA_DIR or AIRLOCK_DATABASE_URL, not both: with a database the chats are kept there',
+    );
+  });
+
   it('name a bad value, and a setting given without a database', async () => {
     expect(await problem(['--database-url', 'mysql://db/x'])).toBe('--database-url: must be a postgres://user@host:port/database URL');
     expect(await problem(['--database-url', 'postgres://db/x', '--database-schema', 'Robert"); DROP'])).toMatch(/^--database-schema: must be/);
