@@ -168,6 +168,10 @@ export class McpConnection {
         // the HTTP error that showed it.
         const dropped = this.#dropReason;
         if (dropped !== undefined && (isConnectionClosed(error) || this.#client !== client)) throw new Error(`the MCP server "${this.#options.name}" was disconnected: ${dropped}`, { cause: error });
+        if (isConnectionClosed(error) && !this.#closed) {
+          const how = this.#options.config.transport === 'stdio' ? 'exited' : 'closed the connection';
+          throw new Error(`the MCP server "${this.#options.name}" ${how} before it answered`, { cause: error });
+        }
         throw error;
       });
     // The schema given makes the SDK return the current result shape; the legacy `toolResult` shape cannot arrive.

@@ -183,3 +183,16 @@ describe('a stdio server whose answer is over 10 MiB', () => {
     await expect(tool('big__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
   });
 });
+
+describe('a stdio server that exits during a call', () => {
+  // Found in review: the call failed with a bare "MCP error -32000: Connection closed".
+  test('fails the call saying the server exited before it answered, and is restarted', async () => {
+    await using mcp = manager({ big: hostileServer('sized') }, { restart: { initialDelayMs: 10 } });
+    await mcp.start();
+    const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+    await expect(tool('big__exit')?.execute({}, context())).rejects.toThrow(/^the MCP server "big" exited before it answered$/);
+    await until(mcp, () => mcp.status()[0]?.state === 'ready');
+    await expect(tool('big__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
+    expect(mcp.warnings).toStrictEqual(['MCP server "big": the server process exited']);
+  });
+});
