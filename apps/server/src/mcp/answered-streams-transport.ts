@@ -13,7 +13,8 @@ const GIVEN_UP = new Error('the request was given up on before its answer ended'
  * answered, or given up on (Airlock cancels a call at its timeout or on its signal). The SDK reads an event stream or
  * a JSON body until the server ends it, so a server that never did held a socket for each call ever made and went on
  * being read after the call was over. An event stream ends as one the server ended would, so what it already sent is
- * still read; a JSON body, whole or nothing, fails.
+ * still read; a JSON body, whole or nothing, fails. An event stream the server ends (or that breaks off) first, which
+ * the SDK will not resume, fails the requests it leaves unanswered (`#trailer`).
  *
  * `create` makes the server's transport with the fetch it is given, which wraps the one it passes in.
  */
