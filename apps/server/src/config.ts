@@ -486,7 +486,7 @@ const KERNEL_FOLDERS = ['/proc', '/sys'];
 function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   if (given !== undefined) {
     if (given.value.includes('\0')) throw new ConfigError(given.source, 'must be a folder path');
-    const path = resolve(cwd, given.value);
+    const path = givenPath(given, cwd);
     // Creating a folder in /proc spins forever (mkdir answers that /proc itself is missing), at start-up, unsaid.
     const kernel = KERNEL_FOLDERS.find((folder) => path === folder || isWithin(path, folder));
     if (kernel !== undefined) throw new ConfigError(given.source, `"${path}" is inside ${kernel}, a folder of the kernel, where no database can be kept`);
@@ -736,8 +736,18 @@ function realpathOr(path: string): string {
   }
 }
 
+/**
+ * A path as given, made absolute. One starting with "~" is refused: only a shell makes it the home folder, so from a
+ * file of variables (systemd's, docker's) `AIRLOCK_DATA_DIR=~/.airlock` made a folder named ~ where Airlock was
+ * started, and the chats were kept there, not found again from anywhere else.
+ */
+function givenPath(input: Sourced, cwd: string): string {
+  if (input.value.startsWith('~')) throw new ConfigError(input.source, `"${input.value}" starts with "~", which only a shell turns into the home folder: give the full path`);
+  return resolve(cwd, input.value);
+}
+
 function directory(input: Sourced, cwd: string): string {
-  const path = resolve(cwd, input.value);
+  const path = givenPath(input, cwd);
   try {
     if (!statSync(path).isDirectory()) throw new ConfigError(input.source, `"${path}" is not a directory`);
     return realpathSync(path);
@@ -748,7 +758,7 @@ function directory(input: Sourced, cwd: string): string {
 }
 
 function readableFile(input: Sourced, cwd: string): string {
-  const path = resolve(cwd, input.value);
+  const path = givenPath(input, cwd);
   try {
     if (!statSync(path).isFile()) throw new ConfigError(input.source, `"${path}" is not a regular file`);
     accessSync(path, constants.R_OK);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -72,6 +72,29 @@ describe('a data folder in a folder of the kernel', () => {
 
       expect(exitCode).toBe(1);
       expect(output).toContain(`airlock: --data-dir: "${dataDir}" is inside ${dataDir.split('/')[1] === 'proc' ? '/proc' : '/sys'}, a folder of the kernel, where no database can be kept\n`);
+    }
+  }, 150_000);
+});
+
+describe('a path starting with "~", which only a shell expands (a file of variables does not)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('stops the real server naming it, rather than keep the chats in a folder named ~ where it was started', async () => {
+    await using dir = await tempDir();
+    await mkdir(join(dir.path, 'ws'));
+    await mkdir(join(dir.path, 'started-here'));
+    for (const [args, env, source] of [
+      [[], { AIRLOCK_DATA_DIR: '~/.airlock' }, 'AIRLOCK_DATA_DIR: "~/.airlock"'],
+      [['--mcp-config', '~/mcp.json'], {}, '--mcp-config: "~/mcp.json"'],
+    ] as const) {
+      const { exitCode, output } = await startOrExit(['--workspace', join(dir.path, 'ws'), ...args], env, cleanups, { cwd: join(dir.path, 'started-here') });
+
+      expect(exitCode).toBe(1);
+      expect(output).toContain(`airlock: ${source} starts with "~", which only a shell turns into the home folder: give the full path\n`);
+      expect(await readdir(join(dir.path, 'started-here'))).toStrictEqual([]);
     }
   }, 150_000);
 });
