@@ -305,6 +305,10 @@ export function loadConfig(
     if (found === undefined && env[variable] === '' && Object.hasOwn(NOT_EMPTY, variable)) {
       throw new ConfigError(variable, `is set but empty: give ${NOT_EMPTY[variable]}, or unset it for the default`);
     }
+    // Trimmed by some readers and not others (a URL was, a model name or "off " was not): neither is what was written.
+    if (found !== undefined && found.value.trim() !== found.value) {
+      throw new ConfigError(found.source, 'has a blank (a space, tab or line break) at its start or end: give the value alone');
+    }
     if (found !== undefined) sources[flag] = found.source;
     return found;
   };
