@@ -1,4 +1,6 @@
+import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { ConfigError } from './config';
 
 /** Names the fd the launcher keeps open to this server: secrets arrive on it, and it closes when the launcher dies. */
 export const LAUNCHER_FD_VARIABLE = 'AIRLOCK_LAUNCHER_FD';
@@ -24,6 +26,12 @@ export async function openLauncherLink(env: Readonly<Record<string, string | und
   // Node marks the first descriptors it inherits close-on-exec at start-up (libuv's uv_disable_stdio_inheritance),
   // this one among them: no tool or MCP server inherits it.
   const fd = Number(fdText);
+  // Set where no launcher started this server (an environment copied from one it did), a closed descriptor crashed the
+  // start with a stack trace, and another one (a terminal, a file) was read for secrets.
+  const kind = describeDescriptor(fd);
+  if (kind !== undefined) {
+    throw new ConfigError(LAUNCHER_FD_VARIABLE, `names descriptor ${fd}, which is not the launcher's pipe (${kind}); only the launcher (bin/airlock.mjs) sets it: unset it to start the server directly`);
+  }
   const socket = new Socket({ fd, readable: true, writable: false });
   let closed = false;
   const listeners: (() => void)[] = [];
@@ -45,6 +53,11 @@ export async function openLauncherLink(env: Readonly<Record<string, string | und
       else resolve(text.slice(0, end));
     };
     socket.on('data', onData);
+    // A descriptor that is open but no pipe a launcher writes to (one of this process's own sockets).
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new ConfigError(LAUNCHER_FD_VARIABLE, `names descriptor ${fd}, which is not the launcher's pipe (${error.code ?? error.message}); only the launcher (bin/airlock.mjs) sets it: unset it to start the server directly`));
+    });
     socket.once('end', () => {
       clearTimeout(timer);
       reject(new Error('the launcher closed its end before sending'));
@@ -63,6 +76,16 @@ export async function openLauncherLink(env: Readonly<Record<string, string | und
       else listeners.push(listener);
     },
   };
+}
+
+/** Why `fd` cannot be the launcher's end of a pipe; undefined when it can. */
+function describeDescriptor(fd: number): string | undefined {
+  try {
+    const info = fstatSync(fd);
+    return info.isSocket() || info.isFIFO() ? undefined : 'not a pipe';
+  } catch {
+    return 'not open';
+  }
 }
 
 function parseSecrets(line: string): Record<string, string> {
