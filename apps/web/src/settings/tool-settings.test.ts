@@ -29,16 +29,16 @@ describe('toRunOptions', () => {
     expect(toRunOptions(settings, tools).enabledTools).toStrictEqual(['other__c']);
   });
 
-  it('offers no tools while the tool list is unknown and some are turned off', () => {
-    expect(toRunOptions({ ...defaultToolSettings, disabledTools: ['terminal'] }, undefined).enabledTools).toStrictEqual([]);
-  });
-
-  it('offers no tools while the settings are not loaded from the server', () => {
-    expect(toRunOptions(undefined, named('terminal', 'python'))).toStrictEqual({
+  it('leaves the tools to the server while its tool list is unknown: it offers no run a tool turned off there', () => {
+    expect(toRunOptions({ ...defaultToolSettings, disabledTools: ['terminal'] }, undefined)).toStrictEqual({
       maxToolCalls: 25,
       toolCallTimeoutMs: 300_000,
       decisionTimeoutMs: 3_600_000,
-      enabledTools: [],
     });
+  });
+
+  it('sends nothing while the settings are not loaded from the server, whose saved ones then hold: a message sent at once is offered the tools', () => {
+    expect(toRunOptions(undefined, named('terminal', 'python'))).toStrictEqual({});
+    expect(toRunOptions(undefined, undefined)).toStrictEqual({});
   });
 });
