@@ -17,22 +17,26 @@ function buttonsInView(card: Element): boolean {
   return buttons.top >= Math.max(0, scroller.top) && buttons.bottom <= Math.min(window.innerHeight, scroller.bottom);
 }
 
+/** A batch of four terminal calls, all waiting: the first runs RECORDING_COMMAND, the other three are tall. */
+async function fourWaitingCards() {
+  suite.airlock.model.enqueue({
+    toolCalls: [
+      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+      ...['second', 'third', 'fourth'].map((name) => ({ name: 'terminal', arguments: { command: tallCommand(name) } })),
+    ],
+  });
+  const chat = await ChatPage.open(suite.context, suite.airlock.link);
+  await chat.send('four commands');
+  const last = chat.card(3);
+  await chat.waitForStatus(last, 'Waiting for your decision');
+  return { chat, page: chat.page, first: chat.card(0), last };
+}
+
 describe('keys on a card off screen', () => {
   // Found from outside: the app opens with the oldest waiting card in focus; the person scrolled down to the last
   // card of the batch, read it and pressed `a`, and the first card, off screen and unseen, was allowed.
   it('decide nothing: the card is brought into view first, and the key works once it is there', async () => {
-    suite.airlock.model.enqueue({
-      toolCalls: [
-        { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
-        ...['second', 'third', 'fourth'].map((name) => ({ name: 'terminal', arguments: { command: tallCommand(name) } })),
-      ],
-    });
-    const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    const { page } = chat;
-    await chat.send('four commands');
-    const first = chat.card(0);
-    const last = chat.card(3);
-    await chat.waitForStatus(last, 'Waiting for your decision');
+    const { chat, page, first, last } = await fourWaitingCards();
     await first.focus();
     await last.evaluate((card) => card.scrollIntoView({ block: 'end' }));
     expect(await first.evaluate(buttonsInView)).toBe(false);
@@ -51,18 +55,7 @@ describe('keys on a card off screen', () => {
   // Found from outside: Tab from the card the app opened on lands on its Allow; the person scrolled down to read the
   // last card and pressed space to scroll on, and the space pressed the first card's Allow, off screen.
   it('take a space or Enter on a decision button off screen for nothing: it is brought into view first', async () => {
-    suite.airlock.model.enqueue({
-      toolCalls: [
-        { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
-        ...['second', 'third', 'fourth'].map((name) => ({ name: 'terminal', arguments: { command: tallCommand(name) } })),
-      ],
-    });
-    const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    const { page } = chat;
-    await chat.send('four commands');
-    const first = chat.card(0);
-    const last = chat.card(3);
-    await chat.waitForStatus(last, 'Waiting for your decision');
+    const { chat, page, first, last } = await fourWaitingCards();
     await chat.button(first, 'Allow terminal').focus();
     await last.evaluate((card) => card.scrollIntoView({ block: 'end' }));
     expect(await first.evaluate(buttonsInView)).toBe(false);
