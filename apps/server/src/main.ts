@@ -5,7 +5,7 @@ import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
 import { environmentSecretWarnings, openLauncherLink } from './launcher-link';
 import { outputFiles } from './output-files';
-import { startServer } from './start-server';
+import { refuseTakenPort, startServer } from './start-server';
 import { StorageFailure } from './store/storage-failure';
 import { StoreError } from './store/store-error';
 
@@ -32,6 +32,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const databaseWarning = databaseReachWarning(config, { passwordIgnored });
   if (databaseWarning !== null) console.warn(databaseWarning);
+  // Before the services, which start the MCP servers: a port in use stops the start before any of them runs.
+  await refuseTakenPort(config);
   const created = await createServices(config, { env: process.env, outputFiles });
   let server;
   try {

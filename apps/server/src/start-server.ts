@@ -535,6 +535,22 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 }
 
 /**
+ * Refuses a configured port another process holds, as starting would, before anything else starts: the services
+ * start MCP servers, which would otherwise run (and do what they do at start) for a start that is then refused. The
+ * port is listened on and let go of again at once; one taken in the moment between is still refused by the start.
+ * A port of 0 is chosen at the start.
+ */
+export async function refuseTakenPort(config: StartServerOptions['config']): Promise<void> {
+  if (config.port === 0) return;
+  const probe = createServer();
+  const { twin } = await listenHoldingLoopback(probe, config, undefined);
+  await Promise.all([
+    new Promise<void>((resolve) => probe.close(() => resolve())),
+    ...(twin === undefined ? [] : [new Promise<void>((resolve) => twin.close(() => resolve()))]),
+  ]);
+}
+
+/**
  * Listens as configured and, bound to a loopback address, holds the other one on the same port too (see
  * `holdLoopbackTwin`); bound to 0.0.0.0, it holds [::1]. When another process holds that one, a browser would reach
  * it: with a port of its own choosing the server takes another, with a configured port it refuses to start.

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -82,5 +83,23 @@ describe('a second server on the data folder of one that runs', () => {
     expect(second.exitCode).toBe(1);
     expect(second.output).toContain('is locked by another process');
     expect(await readFile(marker, 'utf8')).toBe('started\n');
+  }, 120_000);
+});
+
+describe('a server started on a port another process holds', () => {
+  test('is refused before it starts any MCP server, which would have run for a start that never serves', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => holder.close(() => resolve())));
+    const port = (holder.address() as { port: number }).port;
+    const marker = join(await mkdtemp(join(tmpdir(), 'airlock-mcp-starts-')), 'starts');
+    cleanups.push(() => rm(join(marker, '..'), { recursive: true, force: true }));
+    const code = `require('node:fs').appendFileSync(${JSON.stringify(marker)}, 'started\\n'); import(${JSON.stringify(pathToFileURL(everythingBin).href)})`;
+    const args = [...(await serverArgs(code, ['stdio'])), '--port', String(port)];
+
+    const refused = await startOrExit(args, {}, cleanups);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    expect(await readFile(marker, 'utf8').catch(() => 'not started')).toBe('not started');
   }, 120_000);
 });
