@@ -150,6 +150,17 @@ describe('write_file and symbolic links', () => {
     await expect(lstat(path.join(r.ws, 'a'))).rejects.toThrow('ENOENT');
   });
 
+  test('creates and replaces a file whose name is as long as the system allows: the temporary file beside it fits too', async () => {
+    await using r = await repository();
+    // 255 bytes, the longest a name may be, in characters of two bytes but the last.
+    const name = `${'é'.repeat(127)}x`;
+    expect(Buffer.byteLength(name)).toBe(255);
+    expect(await runTool(r.write, { path: name, content: 'one\n' })).toStrictEqual({ content: `Created ${name} (4 bytes).`, isError: false });
+    expect(await runTool(r.write, { path: name, content: 'two\n' })).toStrictEqual({ content: `Replaced ${name} (4 bytes).`, isError: false });
+    expect(await readFile(path.join(r.ws, name), 'utf8')).toBe('two\n');
+    expect((await readdir(r.ws)).filter((entry) => entry.endsWith('.tmp'))).toStrictEqual([]);
+  });
+
   test('writes .git/config and .git/hooks when the path names them, as the card shows it', async () => {
     await using r = await repository();
     expect(await runTool(r.write, { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' })).toStrictEqual({

@@ -105,9 +105,27 @@ interface Replaced {
   gid: number;
 }
 
+/**
+ * Bytes of the name a temporary file takes from the file it becomes: it is named after it (`.notes.md.<random>.tmp`),
+ * and a name of up to 255 bytes, the system's limit, with the rest added, would pass it.
+ */
+const TEMPORARY_NAME_START_BYTES = 200;
+
+/** The longest start of `name` of at most `maxBytes` in UTF-8, no character cut. */
+function nameStart(name: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const character of name) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > maxBytes) break;
+    end += character.length;
+  }
+  return name.slice(0, end);
+}
+
 /** Readers never see a half-written file: the content goes to a fresh file beside the target, which is then renamed over it. */
 async function writeAtomically(folder: WorkspaceFolder, name: string, content: string, replaced: Replaced | undefined): Promise<void> {
-  const temporary = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = folder.entry(`.${nameStart(name, TEMPORARY_NAME_START_BYTES)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     // 'wx' creates exclusively, so a link planted under the temporary name is not followed. A replacement is made
     // with no group permission until it has the replaced file's group, and no more for others than that file gave:
