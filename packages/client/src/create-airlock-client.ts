@@ -93,7 +93,9 @@ export interface AirlockClientOptions {
   /**
    * How many of a run stream's events may wait unread (received, not yet taken by the caller). One more ends the
    * stream, after the events that waited, with an `UnreadEventsError` naming this limit: nothing is dropped unsaid,
-   * and `attachRun` from the stream's `lastEventId` goes on from the last event taken. Default 10,000.
+   * and `attachRun` from the stream's `lastEventId` goes on from the last event taken. A session watch
+   * (`watchSessions`, `followSessions`) holds as many changes unread: one more takes their place with one `ready` (read
+   * what you keep again), as the server does for a client too slow for it. Default 10,000.
    */
   maxUnreadEvents?: number;
 }
@@ -355,8 +357,8 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     attachRun: ({ signal, ...input }) => follow(input, signal),
     decide: async (input) => trpc.chat.confirmTool.mutate(confirmInput(input)),
     pending: (sessionId) => trpc.chat.pending.query({ sessionId }),
-    followSessions: (signal) => followSessions(trpc, signal, () => socket.state === 'closed'),
-    watchSessions: (signal) => watchSessions(trpc, signal),
+    followSessions: (signal) => followSessions(trpc, signal, () => socket.state === 'closed', maxUnreadEvents),
+    watchSessions: (signal) => watchSessions(trpc, signal, maxUnreadEvents),
     get state() {
       return socket.state;
     },
@@ -388,7 +390,7 @@ function confirmInput(input: DecideInput) {
   };
 }
 
-function watchSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): AsyncIterableIterator<SessionWatchEvent> {
+function watchSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal | undefined, maxQueued: number): AsyncIterableIterator<SessionWatchEvent> {
   return subscriptionIterator<SessionWatchEvent>((sink) => {
     const subscription = trpc.sessions.watch.subscribe(undefined, {
       onData: (change) => sink.push(change),
@@ -396,11 +398,11 @@ function watchSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): Async
       onComplete: () => sink.end(),
     });
     return () => subscription.unsubscribe();
-  }, signal);
+  }, signal, { maxQueued, collapse: () => ({ type: 'ready' }) });
 }
 
-async function* followSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal | undefined, closed: () => boolean): AsyncGenerator<SessionSummary[], void, undefined> {
-  const changes = watchSessions(trpc, signal);
+async function* followSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal | undefined, closed: () => boolean, maxQueued: number): AsyncGenerator<SessionSummary[], void, undefined> {
+  const changes = watchSessions(trpc, signal, maxQueued);
   let sessions = new Map<string, SessionSummary>();
   try {
     for await (const change of changes) {

@@ -115,3 +115,33 @@ describe('a run stream the caller reads slower than events come', () => {
     expect(given).toStrictEqual([...Array.from({ length: 20 }, (_, index) => delta(index + 1)), end]);
   });
 });
+
+describe('a session watch the caller reads slower than changes come', () => {
+  it('holds at most maxUnreadEvents changes unread: one more replaces them with one "ready", and the watch goes on', async () => {
+    await using server = await startServer();
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0, maxUnreadEvents: 5 });
+    await using _closed = { [Symbol.asyncDispose]: () => client.close() };
+    const watch = client.watchSessions();
+    const first = watch.next();
+    const { id } = await server.message((m) => m.method === 'subscription');
+    server.send({ id, result: { type: 'started' } });
+    const changed = (seq: number) => ({ type: 'session-changed', session: { sessionId: `s${seq}` } });
+    server.send({ id, result: { type: 'data', data: { type: 'ready' } } });
+    for (let seq = 1; seq <= 50; seq += 1) server.send({ id, result: { type: 'data', data: changed(seq) } });
+    // Answered after the changes on the same socket: once the answer is read, so are they.
+    const pending = client.pending('s');
+    const query = await server.message((m) => m.method === 'query');
+    server.send({ id: query.id, result: { type: 'data', data: [] } });
+    await pending;
+
+    expect((await first).value).toStrictEqual({ type: 'ready' });
+    // The sixth waiting change took the place of the five before it, and itself, with a "ready"; so did the 11th, …
+    // the 46th: four more came after that one.
+    const given: unknown[] = [];
+    for (let read = 0; read < 5; read += 1) given.push((await watch.next()).value);
+    expect(given).toStrictEqual([{ type: 'ready' }, ...[47, 48, 49, 50].map(changed)]);
+    server.send({ id, result: { type: 'data', data: changed(51) } });
+    expect((await watch.next()).value).toStrictEqual(changed(51));
+    await watch.return?.();
+  });
+});

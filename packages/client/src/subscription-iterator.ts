@@ -14,13 +14,21 @@ export interface QueueBound {
   overflow(): unknown;
 }
 
+/** How many values may wait unread, and the one value that takes the place of them all once one more comes. */
+export interface QueueCollapse<T> {
+  maxQueued: number;
+  /** Replaces the values queued and the one that did not fit (a "read everything again"); the iterator goes on. */
+  collapse(): T;
+}
+
 /**
  * Turns a callback subscription into an async iterator. `start` subscribes at once and returns the function that
  * unsubscribes, which runs when the iterator ends, fails, is returned from (a `break`) or `signal` aborts; an abort
  * drops what is queued and ends the iterator quietly, as a `break` does: a `for await` over it just stops. With a
- * `bound`, a value pushed while `maxQueued` wait unread unsubscribes and fails the iterator after them.
+ * `bound`, a value pushed while `maxQueued` wait unread unsubscribes and fails the iterator after them; with a
+ * `QueueCollapse`, it replaces them with the one value `collapse` gives, and the iterator goes on.
  */
-export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, signal?: AbortSignal, bound?: QueueBound): AsyncIterableIterator<T> {
+export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, signal?: AbortSignal, bound?: QueueBound | QueueCollapse<T>): AsyncIterableIterator<T> {
   const queue: T[] = [];
   const waiters: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }[] = [];
   let finished = false;
@@ -60,7 +68,8 @@ export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, si
     push(value) {
       if (finished) return;
       if (bound !== undefined && queue.length >= bound.maxQueued) {
-        finish({ error: bound.overflow() });
+        if ('collapse' in bound) queue.splice(0, queue.length, bound.collapse());
+        else finish({ error: bound.overflow() });
         return;
       }
       queue.push(value);
