@@ -127,6 +127,11 @@ export class LineReader {
     if (this.terminal) {
       input.on('keypress', (_text: string | undefined, key: Key | undefined) => this.keypress(key));
       output.write(BRACKETED_PASTE_ON);
+      // Readline draws only the question again for the new size: a card laid out for more rows had its name and first
+      // lines above the view, and a card for more columns was wrapped by the terminal to its left edge.
+      output.on('resize', () => {
+        if (this.waiter?.card !== undefined) this.say('');
+      });
     }
     this.rl.on('line', (line) => this.entered(line));
     this.rl.on('SIGCONT', () => this.resumed());

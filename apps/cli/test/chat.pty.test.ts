@@ -1180,6 +1180,32 @@ describe('airlock chat in a terminal', () => {
     expect(echo.calls).toStrictEqual([]);
   });
 
+  it('draws the card asked about again for the new size when the terminal is made smaller, its name and first lines in view with the question', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    const text = ['touch PWNED_RESIZE', ...Array.from({ length: 29 }, (_, index) => `echo step ${index}`)].join('\n');
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token], {}, { rows: 30, columns: 80 });
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    cli.terminal.resize(80, 12);
+    cli.pty.resize(80, 12);
+    // Laid out for 30 rows, the card's name and the first line of what will run were above the 12 in view.
+    await expect
+      .poll(async () => {
+        await cli.flushed();
+        const view = cli.inView().map((row) => row.trimEnd());
+        const top = view.indexOf('⏺ echo');
+        return top < 0 ? [] : [...view.slice(top, top + 3), view.findLast((row) => row !== '')?.includes(PROMPT)];
+      }, SCREEN_TIMEOUT)
+      .toStrictEqual(['⏺ echo', '  text (30 lines):', '    │ touch PWNED_RESIZE', true]);
+    cli.type('d not now\r');
+    await cli.shows('Done.');
+    expect(echo.calls).toStrictEqual([]);
+  });
+
   it('breaks the question between its words in a terminal of 40 columns, and asks again the same way after an answer it did not take', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
