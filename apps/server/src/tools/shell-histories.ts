@@ -15,6 +15,8 @@ const HOME_HISTORIES = [
   '.history',
   // The zsh of macOS keeps one history per terminal window.
   '.zsh_sessions',
+  // elvish before it followed XDG (a database it writes in place).
+  path.join('.elvish', 'db'),
   // Interpreters and database clients.
   '.python_history',
   '.node_repl_history',
@@ -34,15 +36,19 @@ const HOME_HISTORIES = [
 /**
  * In the XDG data folders: fish's (whole: fish saves its history by renaming a new file over it, which would lift a
  * mask over the file alone from a running call, while a mask over the folder holds), atuin's (which keeps every
- * shell's commands) and xonsh's; less with XDG support kept its `lesshst` there at first.
+ * shell's commands) and xonsh's; PowerShell's (whole: one file per host, `ConsoleHost_history.txt` for `pwsh`); less
+ * with XDG support kept its `lesshst` there at first.
  */
-const DATA_HISTORIES = ['fish', 'atuin', 'xonsh', 'lesshst'];
+const DATA_HISTORIES = ['fish', 'atuin', 'xonsh', path.join('powershell', 'PSReadLine'), 'lesshst'];
 
 /** In the XDG config folders: nushell, as text or as a database. */
 const CONFIG_HISTORIES = [path.join('nushell', 'history.txt'), path.join('nushell', 'history.sqlite3')];
 
-/** In the XDG state folders, where shells set up after that standard keep their history, and where later less keeps its `lesshst`. */
-const STATE_HISTORIES = [path.join('bash', 'history'), path.join('zsh', 'history'), 'lesshst'];
+/**
+ * In the XDG state folders, where shells set up after that standard keep their history, where elvish keeps its
+ * database of commands, and where later less keeps its `lesshst`.
+ */
+const STATE_HISTORIES = [path.join('bash', 'history'), path.join('zsh', 'history'), path.join('elvish', 'db.bolt'), 'lesshst'];
 
 /** Variables naming a history file elsewhere (taken when absolute), besides ZDOTDIR, where zsh keeps `.zsh_history`. */
 const HISTORY_VARIABLES = ['HISTFILE', 'PYTHON_HISTORY', 'NODE_REPL_HISTORY', 'PSQL_HISTORY', 'MYSQL_HISTFILE', 'SQLITE_HISTORY', 'REDISCLI_HISTFILE', 'LESSHISTFILE'];

@@ -739,6 +739,31 @@ time.sleep(1)'`,
     expect(await runTool(tool, { command: 'ls -A ~ ~/zdot' })).toStrictEqual({ content: `${home}:\n.bash_history\nzdot\n\n${home}/zdot:\n.zsh_history\nexit code: 0`, isError: false });
   });
 
+  test("PowerShell's and elvish's histories in the server's home folder (XDG_DATA_HOME's and XDG_STATE_HOME's too) cannot be read, one written later neither", async () => {
+    await using workspace = await tempFolder();
+    // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
+    const home = path.join(workspace.path, 'home');
+    const line = '$env:AIRLOCK_TOKEN="the-token-value"; npm start';
+    const histories = [
+      path.join(home, '.local', 'share', 'powershell', 'PSReadLine', 'ConsoleHost_history.txt'),
+      path.join(home, 'data', 'powershell', 'PSReadLine', 'Visual Studio Code Host_history.txt'),
+      path.join(home, '.local', 'state', 'elvish', 'db.bolt'),
+      path.join(home, 'state', 'elvish', 'db.bolt'),
+      path.join(home, '.elvish', 'db'),
+    ];
+    const write = async (file: string) => {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, `${line}\n`);
+    };
+    await Promise.all(histories.slice(0, 3).map(write));
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, 'data'), XDG_STATE_HOME: path.join(home, 'state') } });
+    const look = { command: `grep -rhs token ${home}; echo end` };
+    expect(await runTool(tool, look)).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+    // A shell that exits after the server started writes its history then.
+    await Promise.all(histories.slice(3).map(write));
+    expect(await runTool(tool, look)).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+  });
+
   test("another Airlock's default data folder in the server's home folder (XDG_DATA_HOME's too) cannot be read, one made later neither", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
