@@ -10,6 +10,7 @@ import { processToolOutput } from './process-tool-output';
 import { childSearchPath, runOutsideWorkspace, runToolProcess } from './run-tool-process';
 import { SelfRunningInterpreters } from './self-running-interpreters';
 import { failuresAsResults, toolFailure } from './tool-failure';
+import { oneLine } from './one-line';
 import { isWithin } from './path-within';
 import type { WorkspacePaths } from './workspace-paths';
 import { processText } from './process-text';
@@ -114,7 +115,7 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
         for (const skipped of found.inWorkspace) {
           if (passedOver.has(skipped)) continue;
           passedOver.add(skipped);
-          options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
+          options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${oneLine(found.python)}.`);
         }
         // On standard input rather than `-c <code>`: no argument-length limit. Isolated mode (-I): no PYTHON*
         // variables, no user site, not the workspace on the import path, so a sitecustomize.py or a module planted in
@@ -167,7 +168,7 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
   for (const candidate of executablesOnPath('python3', search.searchPath)) {
     const placed = await isInWorkspace(workspace, candidate);
     if (placed !== false) {
-      if (placed) inWorkspace.push(candidate);
+      if (placed) inWorkspace.push(oneLine(candidate));
       continue;
     }
     const identity = await search.selfRunning.identity(candidate);
@@ -184,7 +185,8 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
       return toolFailure(`${candidate} did not say which interpreter it runs (${processToolOutput(asked).content.trim()}), so the code was not run.`);
     }
     if ((await isInWorkspace(workspace, executable)) !== false) {
-      inWorkspace.push(executable === candidate ? candidate : `${candidate} (which runs ${executable})`);
+      // Named on one line: the executable is what the interpreter answered, which a file the call wrote can choose.
+      inWorkspace.push(executable === candidate ? oneLine(candidate) : `${oneLine(candidate)} (which runs ${oneLine(executable)})`);
       continue;
     }
     if (executable === candidate && identity !== undefined) search.selfRunning.remember(identity);
