@@ -228,12 +228,21 @@ const FLAGS = {
 /** A command-line flag, by its name without the dashes. */
 export type ConfigFlag = keyof typeof FLAGS;
 
+/** An IPv6 address in brackets, as a URL writes it (`[::1]`), is the address. */
 const hostSchema = z
   .string()
-  .max(253)
-  .refine((host) => isIP(host) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host), {
-    message: 'must be an IP address or a host name',
-  });
+  .transform((host) => {
+    const inner = /^\[(.*)\]$/.exec(host)?.[1];
+    return inner !== undefined && isIP(inner) === 6 ? inner : host;
+  })
+  .pipe(
+    z
+      .string()
+      .max(253)
+      .refine((host) => isIP(host) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host), {
+        message: 'must be an IP address or a host name',
+      }),
+  );
 const portSchema = z
   .string()
   .regex(/^\d{1,5}$/, 'must be a whole number from 0 to 65535')

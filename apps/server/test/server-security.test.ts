@@ -721,6 +721,14 @@ describe('loadConfig', () => {
     expect((await load(['--host', 'localhost'])).allowRemote).toBe(false);
   });
 
+  it('takes an IPv6 address in brackets, as a URL writes it, as the address', async () => {
+    expect((await load(['--host', '[::1]'])).host).toBe('::1');
+    expect((await load([], { AIRLOCK_HOST: '[::1]' })).host).toBe('::1');
+    // Brackets hold an IPv6 address only.
+    expect(await problem(['--host', '[127.0.0.1]'])).toBe('--host: must be an IP address or a host name');
+    expect(await problem(['--host', '[localhost]'])).toBe('--host: must be an IP address or a host name');
+  });
+
   it('names a workspace that is missing or not a directory', async () => {
     await using dir = await tempDir();
     await writeFile(join(dir.path, 'file.txt'), 'x');
