@@ -1,6 +1,6 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
+import { MAX_ARGUMENT_DEPTH, parseModelJson, parseToolArguments, repairJson } from './json-repair';
 import { MAX_TAG_LENGTH, parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type TextPart, type TextToolCall } from './text-tool-calls';
 
 function extract(deltas: string[]) {
@@ -660,6 +660,26 @@ describe('parseTextToolCall repairs', () => {
     const badArgs = parseTextToolCall('{"name": "t", "arguments": [1, 2]}');
     expect(badArgs).toMatchObject({ ok: false, name: 't' });
     expect(!badArgs.ok && badArgs.error).toContain('must be a JSON object');
+  });
+
+  it('refuses a call nested past what is read, naming the limit rather than the engine\'s stack, wherever the depth is', () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    const bodies = [
+      `{"name": "t", "arguments": {"a": ${deep}}}`,
+      `{"name": "t", "note": ${deep}, "arguments": {}}`,
+      `{"name": "t", "note": ${'{"a": '.repeat(200_000)}1${'}'.repeat(200_000)}, "arguments": {}}`,
+      `{"function": {"name": "t", "arguments": ${'{"a": '.repeat(MAX_ARGUMENT_DEPTH + 1)}1${'}'.repeat(MAX_ARGUMENT_DEPTH + 1)}}}`,
+    ];
+    for (const body of bodies) {
+      expect(parseTextToolCall(body)).toStrictEqual({
+        ok: false,
+        name: '',
+        raw: body,
+        error: `Could not parse the tool call: it is nested deeper than ${MAX_ARGUMENT_DEPTH + 2} levels (its arguments may nest ${MAX_ARGUMENT_DEPTH}). Write it as <tool_call>{"name": "<tool>", "arguments": {...}}</tool_call>.`,
+      });
+    }
+    const deepest = `{"function": {"name": "t", "arguments": ${'{"a": '.repeat(MAX_ARGUMENT_DEPTH)}1${'}'.repeat(MAX_ARGUMENT_DEPTH)}}}`;
+    expect(parseTextToolCall(deepest).ok).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
-import { isPlainObject } from './json';
-import { parseModelJson, parseToolArguments } from './json-repair';
+import { isPlainObject, textNestedDeeperThan } from './json';
+import { MAX_ARGUMENT_DEPTH, parseModelJson, parseToolArguments } from './json-repair';
 import { codeSpans, MarkdownCode, type CodePlace, type OpenSpanWatch } from './markdown-code';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
@@ -9,10 +9,18 @@ export type TextToolCall =
   | { ok: true; name: string; arguments: Record<string, unknown> }
   | { ok: false; name: string; error: string; raw: string };
 
+/** How deep a call written in the text may nest: its arguments' limit, inside `{"function": {"arguments": …}}`. */
+const MAX_CALL_DEPTH = MAX_ARGUMENT_DEPTH + 2;
+
 export const TEXT_TOOL_CALL_FORMAT = `${TOOL_CALL_OPEN}{"name": "<tool>", "arguments": {...}}${TOOL_CALL_CLOSE}`;
 
 /** Parses the inside of one `<tool_call>` block, repairing what models commonly get wrong. */
 export function parseTextToolCall(raw: string): TextToolCall {
+  // Checked before parsing: the engine's parser ran out of stack on a call nested some thousands deep, and that
+  // was the error the model was given back.
+  if (textNestedDeeperThan(raw, MAX_CALL_DEPTH)) {
+    return { ok: false, name: '', raw, error: `Could not parse the tool call: it is nested deeper than ${MAX_CALL_DEPTH} levels (its arguments may nest ${MAX_ARGUMENT_DEPTH}). Write it as ${TEXT_TOOL_CALL_FORMAT}.` };
+  }
   const parsed = parseModelJson(raw);
   if (!parsed.ok) {
     return { ok: false, name: '', raw, error: `Could not parse the tool call: ${parsed.error}. Write it as ${TEXT_TOOL_CALL_FORMAT}.` };
