@@ -201,6 +201,23 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(example.ledger()).toMatchObject([{ toolName: 'echo', decision: 'allow', by: 'read-only rule' }]);
   });
 
+  it('refuses a --ledger it cannot write before it starts the run, so no call is decided and left out of it', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    const dir = await mkdtemp(join(tmpdir(), 'airlock-example-'));
+    await using _dir = { [Symbol.asyncDispose]: () => rm(dir, { recursive: true, force: true }) };
+    const ledger = join(dir, 'missing', 'ledger.jsonl');
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }] }, { text: 'Done.' });
+    await using example = runExample(airlock, ['--ledger', ledger, '--session', 's-ledger-missing', 'tidy up']);
+    example.close();
+    expect(await example.exited, example.stderr).toBe(2);
+
+    expect(example.stderr).toBe(`--ledger: cannot write ${ledger}: ENOENT: no such file or directory, open '${ledger}'\n`);
+    expect(fake.requests).toStrictEqual([]);
+    expect(terminal.calls).toStrictEqual([]);
+  });
+
   it('says in one line that the server refused the token, with no stack trace', async () => {
     await using fake = await startFakeOpenAIServer();
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });

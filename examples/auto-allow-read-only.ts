@@ -242,6 +242,19 @@ try {
   process.exit(2);
 }
 /**
+ * The ledger file, opened before anything else (a link's one-time code spent, a run started): a path it cannot write (a
+ * folder that is missing) is said now, not once a call has been decided, which then ran with no line of it written.
+ */
+function openLedger(path: string): number {
+  try {
+    return openSync(path, 'a');
+  } catch (error) {
+    console.error(`--ledger: cannot write ${shown(path)}: ${shown(error instanceof Error ? error.message : String(error))}`);
+    process.exit(2);
+  }
+}
+const ledgerFile = values.ledger === undefined ? undefined : openLedger(values.ledger);
+/**
  * The token in the file AIRLOCK_TOKEN_FILE names, checked as `airlock chat` and the server check theirs: a file other
  * users can read is refused (whoever reads the token may allow anything), saying how to fix it.
  */
@@ -287,8 +300,8 @@ const token =
   (tokenFile === undefined ? undefined : tokenFromFile(tokenFile)) ??
   (link.token === '' && link.code !== undefined ? await exchangedToken(process.env.AIRLOCK_URL) : link.token);
 const writeLedger = (entry: LedgerEntry) => {
-  if (values.ledger === undefined) process.stdout.write(ledgerLine(entry));
-  else appendFileSync(values.ledger, ledgerLine(entry));
+  if (ledgerFile === undefined) process.stdout.write(ledgerLine(entry));
+  else appendFileSync(ledgerFile, ledgerLine(entry));
 };
 
 /**
