@@ -218,6 +218,31 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(terminal.calls).toStrictEqual([]);
   });
 
+  it('says in one line why the run was refused (a chat id the server does not take, a message too long), with no stack trace', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    await using badSession = runExample(airlock, ['--session', 'me@example.test', 'list the files']);
+    badSession.close();
+    expect(await badSession.exited, badSession.stderr).toBe(1);
+    expect(badSession.stderr).toBe('the run was refused: sessionId: only letters, digits and _ : . - are allowed\n');
+
+    await using tooLong = runExample(airlock, ['--session', 's-too-long', 'x'.repeat(100_001)]);
+    tooLong.close();
+    expect(await tooLong.exited, tooLong.stderr).toBe(1);
+    expect(tooLong.stderr).toBe('the run was refused: message: Too big: expected string to have <=100000 characters\n');
+    expect(fake.requests).toStrictEqual([]);
+  });
+
+  it('says in one line that it does not know an option, with its usage and no stack trace', async () => {
+    await using example = startExample({ cwd: EXAMPLES, command: [process.execPath, '--import', 'tsx', EXAMPLE, '--ledgr', 'l.jsonl', 'list the files'], env: { AIRLOCK_URL: 'http://127.0.0.1:47811/' } });
+    example.close();
+    expect(await example.exited, example.stderr).toBe(2);
+    const [said, usage, ...rest] = example.stderr.split('\n');
+    expect(said).toMatch(/^Unknown option '--ledgr'/);
+    expect(usage).toMatch(/^usage: AIRLOCK_URL=/);
+    expect(rest).toStrictEqual(['']);
+  });
+
   it('says in one line that the server refused the token, with no stack trace', async () => {
     await using fake = await startFakeOpenAIServer();
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });

@@ -19,6 +19,7 @@ import {
   MAX_REASON_LENGTH,
   parseStartupLink,
   resolveStartupLink,
+  serverCode,
   shownAddress,
   socketUrl,
   toVisibleText,
@@ -219,10 +220,18 @@ function card(call: LoopEventOf<'tool-start'>): string {
   return `\n⏺ ${visible(call.toolName)}${server}\n${Rows.of(GUTTER, json)}${warning}${undeclaredLines(call)}${defaults}`;
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });
+const USAGE = 'usage: AIRLOCK_URL=<start-up link or URL> [AIRLOCK_TOKEN=… | AIRLOCK_TOKEN_FILE=…] auto-allow-read-only.ts [--ledger file] [--session id] <message>';
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
 const message = positionals.join(' ').trim();
 if (message === '' || process.env.AIRLOCK_URL === undefined) {
-  console.error('usage: AIRLOCK_URL=<start-up link or URL> [AIRLOCK_TOKEN=… | AIRLOCK_TOKEN_FILE=…] auto-allow-read-only.ts [--ledger file] [--session id] <message>');
+  console.error(USAGE);
   process.exit(2);
 }
 const guardSetting = process.env.AIRLOCK_DECISION_GUARD_MS ?? '600';
@@ -497,13 +506,17 @@ try {
   } else if (failed !== undefined) throw failed.error;
   else for (const entry of gated.values()) settle(entry, true);
 } catch (error) {
-  // The server refused the token, or could not be reached: said on one line, not as a stack trace.
-  if (airlock.state !== 'rejected' && airlock.state !== 'unreachable') throw error;
+  // The server refused the token, could not be reached, or refused the run (a chat id it does not take, a message
+  // over its limit, too many runs): said on one line, not as a stack trace.
+  const refused = serverCode(error) !== undefined;
+  if (airlock.state !== 'rejected' && airlock.state !== 'unreachable' && !refused) throw error;
   const why = shown(error instanceof Error ? error.message : String(error));
   console.error(
     airlock.state === 'rejected'
       ? `the server at ${shown(link.url)} refused the token (${why}): check AIRLOCK_TOKEN, AIRLOCK_TOKEN_FILE or the link's #token= (a server started without a fixed token has a new one each start)`
-      : why,
+      : refused
+        ? `the run was refused: ${why}`
+        : why,
   );
   process.exitCode = 1;
 } finally {
