@@ -12,17 +12,26 @@ export interface PostgresListenerOptions {
   minRetryMs?: number;
   /** The longest wait between two attempts. Default 5,000 ms. */
   maxRetryMs?: number;
+  /** How often the connection is asked a query of its own, to find out whether it still answers. Default 5,000 ms. */
+  checkIntervalMs?: number;
+  /** How long that query's answer (and LISTEN's, on connecting) is waited for before the connection is taken as lost. Default 10,000 ms. */
+  checkTimeoutMs?: number;
 }
 
 /**
  * One connection that LISTENs on a channel and hands every decodable notification to the subscribers. When the
  * connection drops it reconnects with backoff and, once it listens again, tells the subscribers `{ type: 'resync' }`:
  * notifications sent meanwhile are lost, so they re-read what they follow.
+ *
+ * A connection only listening sends nothing, so a path that dies without closing (a network or a proxy dropping it,
+ * a firewall forgetting an idle connection) would never be noticed, and every message after it would be missed
+ * for good: the connection is asked a query every checkIntervalMs, and taken as lost when it does not answer.
  */
 export class PostgresListener {
   private readonly listeners = new Set<(message: ClusterMessage) => void>();
   private client: Client | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   private constructor(private readonly options: PostgresListenerOptions) {}
@@ -52,6 +61,7 @@ export class PostgresListener {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.checkTimer);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
@@ -65,9 +75,9 @@ export class PostgresListener {
     client.on('notification', (notification) => this.receive(notification));
     try {
       await client.connect();
-      await client.query(`LISTEN ${escapeIdentifier(this.options.channel)}`);
+      await this.answered(client, `LISTEN ${escapeIdentifier(this.options.channel)}`);
     } catch (error) {
-      await client.end().catch(() => {});
+      drop(client);
       throw error;
     }
     if (this.closed) {
@@ -75,6 +85,34 @@ export class PostgresListener {
       return;
     }
     this.client = client;
+    let checking = false;
+    this.checkTimer = setInterval(() => {
+      if (checking || this.client !== client) return;
+      checking = true;
+      this.answered(client, 'SELECT 1').then(
+        () => (checking = false),
+        (error: unknown) => this.lost(client, error instanceof Error ? error : new Error(String(error))),
+      );
+    }, this.options.checkIntervalMs ?? 5000);
+    this.checkTimer.unref();
+  }
+
+  /** Runs `sql` on the connection; rejects when it fails or does not answer within checkTimeoutMs. */
+  private answered(client: Client, sql: string): Promise<void> {
+    const timeoutMs = this.options.checkTimeoutMs ?? 10_000;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`it did not answer within ${timeoutMs} ms`)), timeoutMs);
+      client.query(sql).then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
   }
 
   private receive(notification: Notification): void {
@@ -96,7 +134,8 @@ export class PostgresListener {
   private lost(client: Client, error: Error | undefined): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
-    client.end().catch(() => {});
+    clearInterval(this.checkTimer);
+    drop(client);
     this.options.log(`Lost the PostgreSQL notification connection${error === undefined ? '' : ` (${error.message})`}; reconnecting.`);
     this.retry(this.options.minRetryMs ?? 100);
   }
@@ -116,4 +155,10 @@ export class PostgresListener {
     }, delayMs);
     this.retryTimer.unref();
   }
+}
+
+/** Ends a connection without waiting on the other end: one whose path died would otherwise linger until the system gives up on it. */
+function drop(client: Client): void {
+  client.end().catch(() => {});
+  client.connection.stream.destroy();
 }

@@ -11,8 +11,9 @@ export interface StallingProxy extends AsyncDisposable {
   /**
    * Every connection open now stops passing bytes, either way, and stays open: a path that died without closing (a
    * dropped network, a frozen server). What the client sends from then on is held. Connections accepted later pass.
+   * With `clientPort`, only the connection from that port of the client's.
    */
-  stall(): void;
+  stall(clientPort?: number): void;
   /**
    * The stalled connections deliver what their clients sent meanwhile, then close: what a frozen server reads from
    * its socket buffers when it wakes, after its clients have given up on it.
@@ -83,8 +84,8 @@ export async function startStallingProxy(): Promise<StallingProxy> {
     get accepted() {
       return accepted;
     },
-    stall: () => {
-      for (const pair of pairs) pair.stalled = true;
+    stall: (clientPort) => {
+      for (const pair of pairs) if (clientPort === undefined || pair.client.remotePort === clientPort) pair.stalled = true;
     },
     release: () => {
       for (const pair of pairs) {

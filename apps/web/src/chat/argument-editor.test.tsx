@@ -1,6 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { useReducer } from 'react';
+import { unshownDefaultsNote } from '@airlock/core';
 import { deferred } from '@airlock/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
@@ -249,6 +250,25 @@ describe('an edit held in the editor', () => {
     expect(within(waitingList).queryByRole('button', { name: 'Allow terminal “rm -rf build” in chat' })).not.toBeNull();
     expect(allowAll.hasAttribute('disabled')).toBe(false);
     expect(held.getSnapshot()).toStrictEqual(new Set());
+  });
+
+  it('says, under the edited call, that the tool may run with defaults it does not show when the edit gives a value whose schema may declare one', () => {
+    const labels: JsonSchema = {
+      type: 'object',
+      properties: { target: { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'object', properties: { dry_run: { type: 'boolean', default: true } } } } },
+      required: ['target'],
+    };
+    const deploy: ToolCallView = { ...call, toolName: 'deploy', arguments: { target: 'staging', labels: {} } };
+    render(<ToolCallCard call={deploy} annotations={terminal} inputSchema={labels} onDecide={() => undefined} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Edit arguments of deploy' }));
+    const editor = screen.getByRole('form', { name: 'Edit the arguments of deploy' });
+    fireEvent.click(within(editor).getByRole('button', { name: 'Raw JSON' }));
+    const json = within(editor).getByRole('textbox', { name: 'Arguments as JSON' });
+    fireEvent.change(json, { target: { value: '{"target": "production", "labels": {}}' } });
+    const shown = () => within(editor).getByRole('group', { name: 'The edited call as it will run' });
+    expect(within(shown()).queryByRole('note')).toBeNull();
+    fireEvent.change(json, { target: { value: '{"target": "production", "labels": {"web": {}}}' } });
+    expect(within(shown()).getByRole('note').textContent).toBe(unshownDefaultsNote(['unreadable']));
   });
 
   it('shows field names and descriptions from a tool schema under the display rules of the card', () => {

@@ -1,4 +1,4 @@
-import { toVisibleProse, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
+import { declaredDefaults, toVisibleProse, toVisibleText, unshownDefaultsNote, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { ToolArguments as Args } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
@@ -86,6 +86,9 @@ export function ArgumentEditor({ toolName, schema, declared, proposed, busy, ser
     return { args: parsed.ok ? parsed.args : null, inputErrors: new Map<string, string>(), jsonError: parsed.ok ? null : parsed.error };
   }, [mode, fields, values, raw, proposed]);
   const issues = useMemo(() => (read.args === null ? [] : checkArguments(schema, read.args)), [read.args, schema]);
+  // The card's note speaks of the proposal: an edit can give a value under a part of the schema whose defaults are not
+  // read (a pattern's or additionalProperties' schema, a union left open), and the tool may fill one in unseen.
+  const unshown = useMemo(() => (read.args === null || schema === undefined ? [] : declaredDefaults(schema, read.args).unshown), [read.args, schema]);
   const unchanged = read.args !== null && isSameCall(read.args, proposed);
   const ready = read.args !== null && issues.length === 0 && !unchanged;
   const held = !unchanged;
@@ -196,6 +199,11 @@ export function ArgumentEditor({ toolName, schema, declared, proposed, busy, ser
         <div className="argument-preview" role="group" aria-label="The edited call as it will run">
           <div className="field-label">Will run with</div>
           <ToolArguments toolName={toolName} args={read.args} declared={declared} inputSchema={schema} />
+          {unshown.length > 0 && (
+            <p className="unshown-defaults-warning" role="note">
+              {unshownDefaultsNote(unshown)}
+            </p>
+          )}
         </div>
       )}
       {unchanged && <p className="detail">No change yet: edit an argument, or use Allow above to run the call as proposed.</p>}
