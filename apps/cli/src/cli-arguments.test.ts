@@ -103,6 +103,15 @@ describe('parseCliArguments', () => {
     expect(parse([])).toStrictEqual({ kind: 'help' });
   });
 
+  it('refuses a --session no chat can have before it connects, saying what a chat id holds', () => {
+    const rule = 'a chat id is 1 to 128 of the letters A-Z and a-z, digits and _ : . -';
+    expect(() => parse(['chat', 'http://h:2/#token=t', '--session', 'me@example.test'])).toThrow(new UsageError(`--session "me@example.test" is not a chat id: ${rule}`));
+    expect(() => parse(['chat', 'http://h:2/#token=t', '--session', 'x'.repeat(129)])).toThrow(new UsageError(`--session "${'x'.repeat(129)}" is not a chat id: ${rule}`));
+    // Shown escaped, as every client shows what it did not write itself.
+    expect(() => parse(['chat', 'http://h:2/#token=t', '--session', 'a\u001b[2Jb'])).toThrow(new UsageError(`--session "a\\u{1B}[2Jb" is not a chat id: ${rule}`));
+    expect(parse(['chat', 'http://h:2/#token=t', '--session', `chat_1:a.b-${'x'.repeat(117)}`])).toMatchObject({ sessionId: `chat_1:a.b-${'x'.repeat(117)}` });
+  });
+
   it('echoes an address it cannot read without the token the address carries', () => {
     const failure = (argv: string[], env: Record<string, string> = {}) => {
       try {

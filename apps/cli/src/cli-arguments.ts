@@ -1,4 +1,4 @@
-import { parseStartupLink, shownAddress, socketUrl, type ServerAddress, type StartupLink } from '@airlock/client';
+import { parseStartupLink, shownAddress, socketUrl, toVisibleText, visibleTextString, type ServerAddress, type StartupLink } from '@airlock/client';
 import { DECISION_GUARD_MS } from './line-reader';
 
 export const USAGE = `Usage: airlock chat [<start-up link>] [--url <url>] [--token-file <path>] [--session <id>]
@@ -100,10 +100,19 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
   // worthless once spent, but until this client spends it, another user who reads the command line can.
   const tokenOnCommandLine = fromFlag !== undefined || (linkOnCommandLine !== undefined && nonEmpty(fromLink.token) !== undefined);
   const codeOnCommandLine = token === undefined && linkOnCommandLine !== undefined && fromLink.code !== undefined;
-  const common = { kind: 'chat', sessionId: flags.get('--session'), tokenOnCommandLine, codeOnCommandLine, decisionGuardMs: decisionGuard(env) } as const;
+  const common = { kind: 'chat', sessionId: chatId(flags.get('--session')), tokenOnCommandLine, codeOnCommandLine, decisionGuardMs: decisionGuard(env) } as const;
   if (token !== undefined) return { ...common, address: { url: fromLink.url, token } };
   if (fromLink.code !== undefined) return { ...common, address: { codeLink: link } };
   throw new UsageError('no token given: pass the start-up link as printed (#code=…), --token-file, or set AIRLOCK_TOKEN_FILE or AIRLOCK_TOKEN');
+}
+
+/**
+ * A chat id as the server takes one (README: 1 to 128 ASCII letters, digits and `_ : . -`). Checked here, before the
+ * link's one-time code is spent: the server's refusal came after it, and every message typed then failed with it.
+ */
+function chatId(id: string | undefined): string | undefined {
+  if (id === undefined || /^[A-Za-z0-9_:.-]{1,128}$/.test(id)) return id;
+  throw new UsageError(`--session "${visibleTextString(toVisibleText(id, { singleLine: true }))}" is not a chat id: a chat id is 1 to 128 of the letters A-Z and a-z, digits and _ : . -`);
 }
 
 /** The longest decision guard AIRLOCK_DECISION_GUARD_MS may set: past it, a person would wait on a prompt that looks stuck. */
