@@ -2541,6 +2541,7 @@ export class ChatService {
           executesCode: tool === undefined ? true : grantsNeedExactArguments(tool),
           toolVersion: tool === undefined ? '' : toolVersion(tool),
           ...(event.tool === undefined ? {} : { tool: event.tool }),
+          ...(event.exactGrantsOnly === true ? { exactGrantsOnly: true } : {}),
         };
       }
       case 'tool-decision': {
@@ -2866,6 +2867,7 @@ function approvalOf(record: ToolCallRecord): RestoredApproval {
     ...(record.tool === null ? {} : { tool: record.tool }),
     requestedAt: record.requestedAt,
     expiresAt: record.expiresAt,
+    exactGrantsOnly: record.exactGrantsOnly,
   };
 }
 

@@ -391,6 +391,7 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
     executesCode: change.executesCode,
     toolVersion: change.toolVersion,
     tool: change.tool === undefined ? null : roundTrip(change.tool),
+    exactGrantsOnly: change.exactGrantsOnly === true,
     requestedAt: change.requestedAt,
     expiresAt: change.expiresAt,
     decision: null,

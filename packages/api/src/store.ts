@@ -208,6 +208,8 @@ export type LedgerChange =
       toolVersion: string;
       /** The tool as the call was put up, as its tool-start showed it (source and hints); absent when no offered tool had the call's name. */
       tool?: ShownTool;
+      /** Only a grant for its exact arguments may release it (its tool-start's `exactGrantsOnly`). Default false. */
+      exactGrantsOnly?: boolean;
     }
   | {
       kind: 'decision';
@@ -326,6 +328,8 @@ export interface ToolCallRecord {
    * written before the ledger kept it.
    */
   tool: ShownTool | null;
+  /** Only a grant for its exact arguments may release it, as its tool-start said (false in rows written before it was kept). */
+  exactGrantsOnly: boolean;
   requestedAt: number;
   expiresAt: number | null;
   decision: Decision | null;

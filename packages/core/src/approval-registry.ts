@@ -116,6 +116,8 @@ export interface RestoredApproval {
   requestedAt: number;
   /** Absolute: a deadline that passed while the process was down ends the wait as timeout at once. */
   expiresAt: number | null;
+  /** See ApprovalRequest.exactGrantsOnly. Default false. */
+  exactGrantsOnly?: boolean;
 }
 
 export interface GrantInput {

@@ -165,6 +165,11 @@ export const toolStartEventSchema = z.object({
    * before reasons were typed). Absent when no rule asked.
    */
   askedBecause: z.object({ ruleId: z.string(), reason: shownReasonSchema }).optional(),
+  /**
+   * True when only a grant for these exact arguments (or the person) may release the call, whatever the tool's grants
+   * cover: a deny rule could not tell it from a call it denies. Kept so a call restored from the store keeps it.
+   */
+  exactGrantsOnly: z.literal(true).optional(),
 });
 
 export const toolDecisionEventSchema = z.object({

@@ -1332,7 +1332,8 @@ function awaitingToolStart(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>,
   const { asked } = gate;
   if (asked === undefined) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool) };
   const askedBecause = { ruleId: asked.ruleId, reason: asked.description };
-  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool), askedBecause };
+  if (asked.onlyWhenConfirming === true) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool), askedBecause };
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool), askedBecause, exactGrantsOnly: true };
 }
 
 type ArgumentIssues = { issues: readonly { path: readonly PropertyKey[]; message: string }[] };

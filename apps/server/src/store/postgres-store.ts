@@ -142,7 +142,7 @@ const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reas
 /** A run as read: with whether a person stopped it while no instance could hear it. */
 const RUN_READ_COLUMNS = `${RUN_COLUMNS}, cancel_requested`;
 const LEDGER_COLUMNS =
-  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, shown_tool, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
+  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
 const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
 
 /**
@@ -1121,9 +1121,9 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
   switch (change.kind) {
     case 'start':
       await client.query(
-        `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, change.expiresAt, shownToolJson(change)],
+        `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, change.expiresAt, shownToolJson(change), change.exactGrantsOnly === true],
       );
       return;
     case 'decision':
@@ -1180,9 +1180,9 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
   const inserted = 'EXISTS (SELECT 1 FROM inserted)';
   switch (change.kind) {
     case 'start':
-      return `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool)
+      return `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only)
         SELECT ${p(runId)}::text, ${p(sessionId)}::text, ${p(change.toolCallId)}::text, ${p(change.toolName)}::text, ${p(JSON.stringify(change.arguments))}::text, ${p(change.approvalId)}::text,
-          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(change.expiresAt)}::bigint, ${p(shownToolJson(change))}::text
+          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(change.expiresAt)}::bigint, ${p(shownToolJson(change))}::text, ${p(change.exactGrantsOnly === true)}::boolean
         WHERE ${inserted}`;
     case 'decision':
       return `UPDATE tool_calls SET decision = ${p(change.decision)}, source = ${p(change.source)}, reason = ${p(change.reason ?? null)}, decided_by_grant = ${p(change.decidedByGrant ?? null)},

@@ -17,6 +17,7 @@ function ledgerRow(ledgerId: number, content: string): LedgerRow {
     executes_code: 0,
     tool_version: 'v1',
     shown_tool: null,
+    exact_grants_only: 0,
     requested_at: 10_000,
     expires_at: null,
     decision: null,

@@ -41,6 +41,8 @@ export interface LedgerRow {
   tool_version: string;
   /** The tool as the call was put up, as JSON; null in rows written before migration 009 (SQLite) or 006 (PostgreSQL). */
   shown_tool: string | null;
+  /** 0 or false in rows written before migration 012 (SQLite) or 010 (PostgreSQL). */
+  exact_grants_only: SqlBoolean;
   requested_at: number;
   expires_at: number | null;
   decision: ToolCallRecord['decision'];
@@ -150,6 +152,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     executesCode: toBoolean(row.executes_code),
     toolVersion: row.tool_version,
     tool: toShownTool(row),
+    exactGrantsOnly: toBoolean(row.exact_grants_only),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     decision: row.decision,

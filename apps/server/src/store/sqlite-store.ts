@@ -395,6 +395,7 @@ export class SqliteStore implements AirlockStore {
           executesCode: change.executesCode ? 1 : 0,
           toolVersion: change.toolVersion,
           shownTool: change.tool === undefined ? null : JSON.stringify(change.tool),
+          exactGrantsOnly: change.exactGrantsOnly === true ? 1 : 0,
           requestedAt: change.requestedAt,
           expiresAt: change.expiresAt,
         });
@@ -502,8 +503,8 @@ function prepareStatements(db: Database) {
     lastEventSeq: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?'),
     loadLastEvent: db.prepare<[string], string>('SELECT json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
     startToolCall: db.prepare<Record<string, unknown>>(
-      `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, shown_tool, requested_at, expires_at)
-       VALUES (@runId, @sessionId, @toolCallId, @toolName, @arguments, @approvalId, @executesCode, @toolVersion, @shownTool, @requestedAt, @expiresAt)`,
+      `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, requested_at, expires_at)
+       VALUES (@runId, @sessionId, @toolCallId, @toolName, @arguments, @approvalId, @executesCode, @toolVersion, @shownTool, @exactGrantsOnly, @requestedAt, @expiresAt)`,
     ),
     decideToolCall: db.prepare<Record<string, unknown>>(
       `UPDATE tool_calls SET decision = @decision, source = @source, reason = @reason, decided_by_grant = @decidedByGrant,

@@ -290,6 +290,7 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
       executesCode: true,
       toolVersion: 'v1',
       tool: null,
+      exactGrantsOnly: false,
       requestedAt: 10_000,
       expiresAt: 70_000,
       decision: 'allow',
@@ -322,6 +323,12 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     // A row kept before reasons were typed reads back as the sentence it kept.
     await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-4', 11_300), { kind: 'decision', toolCallId: 'call-4', decision: 'allow', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere', decidedAt: 11_400 }], 9);
     expect((await store.listRunToolCalls('r'))[3]).toMatchObject({ decidedByRuleText: 'Allow commands starting with `ls` everywhere' });
+
+    // A call only a grant for its exact arguments may release keeps that, to be restored with it.
+    const exactOnly = { ...startChange('call-5', 11_500), exactGrantsOnly: true };
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [exactOnly], 11);
+    expect((await store.listRunToolCalls('r'))[4]).toStrictEqual(undecidedRecord('r', 's', exactOnly));
+    expect((await store.listRunToolCalls('r')).map((call) => call.exactGrantsOnly)).toStrictEqual([false, false, false, false, true]);
   });
 
   it('finds the decision recorded for an approval id in its own session only, none while the call waits', async () => {

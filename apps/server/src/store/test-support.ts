@@ -59,6 +59,7 @@ export function undecidedRecord(runId: string, sessionId: string, start: Extract
     executesCode: start.executesCode,
     toolVersion: start.toolVersion,
     tool: start.tool ?? null,
+    exactGrantsOnly: start.exactGrantsOnly === true,
     requestedAt: start.requestedAt,
     expiresAt: start.expiresAt,
     decision: null,

@@ -62,6 +62,7 @@ describe('a call the person edited before allowing', () => {
       approvalId: 'apv_c1',
       executesCode: true,
       toolVersion: 'v1',
+      exactGrantsOnly: false,
       tool: null,
       requestedAt: 1,
       expiresAt: null,

@@ -12,6 +12,7 @@ export function ledgerRecord(fields: Partial<ToolCallRecord> = {}): ToolCallReco
     approvalId: '',
     executesCode: true,
     toolVersion: 'v1',
+    exactGrantsOnly: false,
     tool: null,
     requestedAt: 1,
     expiresAt: null,

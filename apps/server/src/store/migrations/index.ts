@@ -9,6 +9,7 @@ import { sql as messageRun } from './008-message-run';
 import { sql as shownTool } from './009-shown-tool';
 import { sql as cancelRequested } from './010-cancel-requested';
 import { sql as sessionActivityIndex } from './011-session-activity-index';
+import { sql as exactGrantsOnly } from './012-exact-grants-only';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   { version: 9, name: 'shown-tool', sql: shownTool },
   { version: 10, name: 'cancel-requested', sql: cancelRequested },
   { version: 11, name: 'session-activity-index', sql: sessionActivityIndex },
+  { version: 12, name: 'exact-grants-only', sql: exactGrantsOnly },
 ];

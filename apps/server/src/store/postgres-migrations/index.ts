@@ -8,6 +8,7 @@ import { sql as shownTool } from './006-shown-tool';
 import { sql as policyVersion } from './007-policy-version';
 import { sql as instances } from './008-instances';
 import { sql as sessionActivityIndex } from './009-session-activity-index';
+import { sql as exactGrantsOnly } from './010-exact-grants-only';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -20,6 +21,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 7, name: 'policy-version', sql: policyVersion },
   { version: 8, name: 'instances', sql: instances },
   { version: 9, name: 'session-activity-index', sql: sessionActivityIndex },
+  { version: 10, name: 'exact-grants-only', sql: exactGrantsOnly },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';

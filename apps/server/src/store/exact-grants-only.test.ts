@@ -1,0 +1,74 @@
+import type { AirlockStore } from '@airlock/api';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
+import { postgresMigrations } from './postgres-migrations';
+import { PostgresStore } from './postgres-store';
+import { DATABASE_FILE, SqliteStore } from './sqlite-store';
+import { storeImplementations } from './store-implementations';
+import { appendAll, insertOldCall, insertOldPostgresCall, openWithRun, postgresSchemaAt, postgresSchemaVersions, run, session, sqliteDatabaseAt, startChange, statusEvent, tempFolder } from './test-support';
+
+// A waiting call a deny rule could not tell from one it denies may be released only by a grant for its exact
+// arguments: the ledger keeps that, so the call restored after a restart (or by the instance taking its run over)
+// keeps it too.
+
+const quiet = { log: () => {} };
+const implementations = await storeImplementations();
+const postgres = await probeTestDatabase();
+
+describe.each(implementations)('the ledger keeps which calls only an exact grant may release: $name', ({ open, skipReason }) => {
+  beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
+
+  it('reads back each call’s own, written one at a time or several in one write, through its decision', async () => {
+    await using opened = await openWithRun(open);
+    const { store } = opened;
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [{ ...startChange('call-1', 10_000), exactGrantsOnly: true }, startChange('call-2', 10_100)]);
+    const starts = [startChange('call-3', 10_200), { ...startChange('call-4', 10_200), exactGrantsOnly: true }];
+    await store.appendEvents(starts.map((ledger, index) => ({ runId: 'r', sessionId: 's', seq: index + 3, event: statusEvent(`event ${index + 3}`), at: 10_200, ledger })));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 10_500 }], 5);
+    expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly, call.decision])).toStrictEqual([
+      ['call-1', true, 'allow'],
+      ['call-2', false, null],
+      ['call-3', false, null],
+      ['call-4', true, null],
+    ]);
+    expect((await store.listSessionToolCalls('s')).map((call) => call.exactGrantsOnly)).toStrictEqual([true, false, false, true]);
+  });
+});
+
+/** After the migration: the row kept from before reads as any grant's, and a call put up now keeps its own. */
+async function expectKeptFromNowOn(store: AirlockStore): Promise<void> {
+  expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly])).toStrictEqual([['call-1', false]]);
+  await store.createSession(session('s'));
+  await store.createRun(run('r2', 's'));
+  await appendAll(store, { runId: 'r2', sessionId: 's' }, [{ ...startChange('call-1', 11_000), exactGrantsOnly: true }]);
+  expect((await store.listRunToolCalls('r2')).map((call) => call.exactGrantsOnly)).toStrictEqual([true]);
+}
+
+describe('SQLite migration 012 (exact_grants_only)', () => {
+  it('adds the column to a database at version 11, keeping its ledger rows', async () => {
+    await using folder = await tempFolder();
+    sqliteDatabaseAt(join(folder.path, DATABASE_FILE), 11, (old) => insertOldCall(old));
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    try {
+      await expectKeptFromNowOn(store);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 010 (exact_grants_only)' : `PostgreSQL migration 010 (skipped: ${postgres.reason})`, () => {
+  it('adds the column to a schema at version 9, keeping its ledger rows', async () => {
+    await using database = await openTestDatabase();
+    await postgresSchemaAt(database, 9);
+    await insertOldPostgresCall(database.schema);
+    const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
+    try {
+      await expectKeptFromNowOn(store);
+    } finally {
+      await store.close();
+    }
+    expect(await postgresSchemaVersions(database.schema)).toStrictEqual(postgresMigrations.map(({ version }) => ({ version })));
+  });
+});
