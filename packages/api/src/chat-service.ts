@@ -43,6 +43,8 @@ import {
 import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster, type ClusterMessage, type PendingApprovalRecord } from './cluster';
 import type { RuleService } from './context';
 import { refuseIfPastDeadline } from './decision-deadline';
+import { refuseUnlessShown } from './refuse-unless-shown';
+import type { RuleDraft } from './rules/rule';
 import { EventLog, eventSize, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
@@ -391,6 +393,11 @@ export interface ConfirmInput {
    * (the one `RuleService.propose` previews) that covers later calls in other chats too.
    */
   scope?: 'chat' | 'workspace' | 'global';
+  /**
+   * With a workspace or global scope: the rule the person was shown (`RuleService.propose`'s draft). If the rule drafted
+   * now is another, a ConflictError and the call goes on waiting. Without it, the rule drafted now is saved.
+   */
+  rule?: RuleDraft;
   /**
    * With allow: the arguments the person edited the call to. They must pass the tool's schema (else an
    * InvalidArgumentsError, and the call goes on waiting); the same as proposed is a plain allow.
@@ -804,6 +811,7 @@ export class ChatService {
     // and the tool as its card showed it.
     const tool = pending && (await this.toolAsShown(pending));
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
+    if (draft) refuseUnlessShown(draft.draft, input.rule);
     // Node hands a signal to its handlers only after the other events it read with it, and then the decision's
     // write and its call's start follow in one go: an allow read with a SIGTERM was stored and its tool started, to
     // be killed at once by the shutdown. Two turns of the event loop let a stop already sent begin first.
@@ -1210,6 +1218,7 @@ export class ChatService {
     // runs: nothing of "Always allow" is kept. A grant claimed with it would outlive the deny it never ran past.
     const refused = waiting !== undefined && (always || asRule) && (await this.deniedByRules(waiting, edit ?? waiting.arguments, tool));
     const draft = waiting && asRule && rules && !refused ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
+    if (draft) refuseUnlessShown(draft.draft, input.rule);
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
     // Last before the claim, which is the decision: its write may still take a round trip to the database.
     refuseIfPastDeadline(input);

@@ -1,5 +1,6 @@
 import { MAX_MESSAGE_LENGTH, MAX_REASON_LENGTH, MAX_TIMER_MS, toolArgumentsSchema, type ToolArguments } from '@airlock/core';
 import { z } from 'zod';
+import { ruleDraftSchema } from './rules/rule';
 
 /** Session, run and approval ids are opaque to clients but bounded and printable. */
 export const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9_:.-]+$/, 'only letters, digits and _ : . - are allowed');
@@ -76,6 +77,11 @@ export const confirmInputSchema = z.object({
   always: z.boolean().optional(),
   /** With always: this chat (a grant, the default), this workspace or everywhere (a lasting rule). */
   scope: z.enum(['chat', 'workspace', 'global']).optional(),
+  /**
+   * With always at a workspace or global scope: the rule the card showed (`rules.propose`'s draft). Drafted otherwise
+   * by the time the decision lands, nothing is decided (CONFLICT) and the call waits on, to be shown its rule again.
+   */
+  rule: ruleDraftSchema.optional(),
   /** With allow: the arguments the person edited the call to; checked against the tool's schema before anything runs. */
   arguments: z
     // Before the record's parse, which drops a top-level `__proto__` unseen, as copying the edit drops the others.

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { testTrpc } from '../lib/test-trpc';
 import { CurrentSessionContext } from './current-session';
 import { DecisionControls } from './decision-controls';
+import type { DecisionProblem } from './tool-call-state';
 
 afterEach(cleanup);
 
@@ -49,6 +50,54 @@ describe('the scope of Always allow', () => {
       ['this workspace', true],
       ['everywhere', true],
       ['this workspace', true],
+    ]);
+  });
+});
+
+describe('the rule Always allow saves', () => {
+  /** Answers `rules.propose` with the rule `drafts` holds first, then the next at each read; counts the reads. */
+  function drafting(drafts: string[]) {
+    const reads = { count: 0 };
+    const link: TRPCLink<AppRouter> = () => ({ op }) =>
+      observable((observer) => {
+        if (op.path === 'rules.propose') {
+          const command = drafts[Math.min(reads.count, drafts.length - 1)]!;
+          reads.count += 1;
+          const draft = { effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: command.split(' '), exact: false }, scope: { kind: 'global' }, source: 'user' };
+          observer.next({ result: { type: 'data', data: { draft, description: [{ text: `Allow commands starting with ${command}` }] } } });
+          observer.complete();
+        }
+        return () => undefined;
+      });
+    return { link, reads };
+  }
+
+  const tokensSent = (onDecide: ReturnType<typeof vi.fn>) =>
+    onDecide.mock.calls.map(([request]: [{ scope?: string; rule?: { match: { tokens: string[] } } }]) => [request.scope, request.rule?.match.tokens]);
+
+  it('is sent with the decision as the card shows it, and read again after the server refused it as changed', async () => {
+    const { link, reads } = drafting(['yarn why lodash', 'yarn why']);
+    const { provide } = testTrpc(link);
+    const onDecide = vi.fn();
+    const controls = (problem: DecisionProblem | null) =>
+      provide(
+        <CurrentSessionContext value="s_1">
+          <DecisionControls toolName="terminal" state={{ status: 'awaiting-decision', approvalId: 'apv_1', expiresAt: null, problem }} annotations={undefined} onDecide={onDecide} />
+        </CurrentSessionContext>,
+      );
+    const { rerender } = render(controls(null));
+    fireEvent.click(screen.getByRole('radio', { name: 'everywhere' }));
+    await screen.findByText('Allow commands starting with yarn why lodash');
+    fireEvent.click(screen.getByRole('button', { name: 'Always allow terminal' }));
+    expect(tokensSent(onDecide)).toStrictEqual([['global', ['yarn', 'why', 'lodash']]]);
+
+    rerender(controls({ kind: 'refused', why: 'conflict', message: 'the rule "Always allow" would save for this call is no longer the one shown' }));
+    await screen.findByText('Allow commands starting with yarn why');
+    expect(reads.count).toBe(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Always allow terminal' }));
+    expect(tokensSent(onDecide)).toStrictEqual([
+      ['global', ['yarn', 'why', 'lodash']],
+      ['global', ['yarn', 'why']],
     ]);
   });
 });

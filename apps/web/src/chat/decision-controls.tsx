@@ -103,7 +103,7 @@ export function DecisionControls({
           disabled={busy || editHeld || !always.ready}
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
-          onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
+          onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope, ...(always.rule === undefined ? {} : { rule: always.rule }) }) })}
           onUnsteadyClick={setIgnoredClick}
         >
           Always allow
@@ -137,7 +137,7 @@ export function DecisionControls({
           Cancel editing brings them back.
         </p>
       )}
-      <AlwaysAllowScope id={scopeId} toolName={toolName} annotations={annotations} approvalId={state.approvalId} choice={always} onChoice={setAlways} disabled={busy} />
+      <AlwaysAllowScope id={scopeId} toolName={toolName} annotations={annotations} approvalId={state.approvalId} choice={always} onChoice={setAlways} disabled={busy} problem={state.status === 'awaiting-decision' ? state.problem : null} />
       {reasonOpen && (
         <form id={reasonId} className="deny-reason" onSubmit={denyWithReason}>
           <label>

@@ -16,6 +16,8 @@ export interface DecisionRequest {
   always?: boolean;
   /** With always: a grant in this chat (the default), or a lasting rule for this workspace or everywhere. */
   scope?: 'workspace' | 'global';
+  /** With scope: the rule the card showed, the only one the server may save. */
+  rule?: ConfirmInput['rule'];
   /** With allow: the arguments the person edited the call to (only when they differ from the proposed ones). */
   arguments?: ToolArguments;
 }
@@ -58,7 +60,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       decision: request.decision,
       clientLabel: 'web',
       ...(reason ? { reason } : {}),
-      ...(request.decision === 'allow' && request.always === true ? { always: true, ...(request.scope === undefined ? {} : { scope: request.scope }) } : {}),
+      ...(request.decision === 'allow' && request.always === true ? { always: true, ...(request.scope === undefined ? {} : { scope: request.scope, ...(request.rule === undefined ? {} : { rule: request.rule }) }) } : {}),
       ...(edited === undefined ? {} : { arguments: edited }),
     });
     const problem = problemOf(result);
