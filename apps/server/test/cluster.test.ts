@@ -788,6 +788,54 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(record).toMatchObject({ approvalId, decision: 'allow', outcome: 'interrupted' });
   });
 
+  it('an owner that stalled as the write starting its call went in, past its lease, starts nothing once it goes on: the instance that took the run over recorded the call interrupted', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let stallable!: ReturnType<typeof stallableCluster>;
+    // The answer to A's write of the call's running status is held (the write itself goes in), as when A stalls
+    // right after sending it: the status is stored, the tool not started yet.
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const startsCall = (inputs: readonly { event: LoopEvent }[]) => inputs.some(({ event }) => event.type === 'status' && event.toolCallId !== undefined && event.waitingForPlace !== true);
+    const holdingStart = (store: PostgresStore) =>
+      new Proxy(store, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (key !== 'appendEvent' && key !== 'appendEvents') return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+          return async (input: Parameters<PostgresStore['appendEvent']>[0] | Parameters<PostgresStore['appendEvents']>[0]) => {
+            const inputs = Array.isArray(input) ? input : [input];
+            await (value as (input: unknown) => Promise<void>).call(target, input);
+            if (startsCall(inputs)) {
+              written();
+              await answered;
+            }
+          };
+        },
+      });
+    const a = await instance(db, 'a', tool, 600, { asCluster: (store) => (stallable = stallableCluster(store)).cluster, asStore: holdingStart });
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'stalled');
+    void a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' }).catch(() => undefined);
+    await wrote;
+    // A stalls there: it renews nothing, its lease runs out, and B takes the run over.
+    await stallable.stall();
+    const b = await instance(db, 'b', tool, 200);
+    const onB = await follow(b, 's1', 'r1');
+    expect(await onB.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'interrupted' });
+    await onB.until(isEnd);
+
+    // A goes on: the answer to its write comes first, then its renewals.
+    answer();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    stallable.resume();
+    await vi.waitFor(() => expect(a.chat.registry.listPending('s1')).toStrictEqual([]));
+    await expect.poll(async () => (await a.chat.getSession('s1')).activeRunId, { timeout: 10_000 }).toBeNull();
+    expect(calls).toStrictEqual([]);
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ approvalId, decision: 'allow', outcome: 'interrupted' });
+  });
+
   it('a grant revoked here while a re-read of the grants is under way stays revoked, though the read still found it', async () => {
     const db = await cleanups.database();
     const { tool } = recordingTool();

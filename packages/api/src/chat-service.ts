@@ -275,6 +275,8 @@ interface Run {
   /** With a cluster: this instance's fencing token for the run, and when it was claimed (performance.now()). */
   fence: number | undefined;
   claimedAt: number;
+  /** With a cluster: when the last claim or renewal that held the run was asked (performance.now()); see leaseHolds. */
+  leaseFrom: number;
   /** With a cluster: another instance holds the run; the log is fed from the store as that instance writes it. */
   remote: boolean;
   /** Goes on with the run's loop once it was parked (set when the loop is made). */
@@ -1620,11 +1622,12 @@ export class ChatService {
           // renewal keeps the lease, or finds the run taken over and stops it.
           const local = this.runs.get(stored.runId);
           if (local !== undefined && !local.remote && this.sessions.get(local.sessionId)?.activeRun === local) continue;
+          const asked = performance.now();
           const fence = await cluster.claimRun(stored.runId);
           if (fence === undefined) continue;
           const adopted = await this.admit(async () => {
             if (!this.sessions.has(stored.sessionId)) await this.refreshSession(stored.sessionId, true);
-            return this.resumeRun(stored, fence);
+            return this.resumeRun(stored, fence, undefined, asked);
           }).catch((error: unknown) => {
             this.log(`Could not resume run ${stored.runId}: ${messageOf(error)}`);
             return false;
@@ -1765,11 +1768,28 @@ export class ChatService {
     }
     for (const session of this.sessions.values()) {
       const run = session.activeRun;
+      if (run?.fence !== undefined && held.has(run.runId)) run.leaseFrom = Math.max(run.leaseFrom, asked);
       // A run claimed after the renewal was asked for may not be in its answer yet.
       if (!run || run.fence === undefined || run.claimedAt >= asked || held.has(run.runId)) continue;
       run.lost = true;
       run.cancellation.cancel();
     }
+  }
+
+  /**
+   * With a cluster, a tool starts only while this instance's lease on its run is known to hold. The fenced write of
+   * its running status proves the run was still this instance's when it went in, not when the tool starts: a process
+   * that stalled past its lease in between (a pause as the write's answer came) would start the tool after another
+   * instance took the run over and recorded the call as interrupted. Half a lease after the last renewal that held
+   * the run was asked (renewals come every third), the lease is renewed first; throws FencedError when the run is
+   * another's, or the renewal's failure.
+   */
+  private async leaseHolds(run: Run): Promise<void> {
+    const cluster = this.options.cluster;
+    if (!cluster || run.fence === undefined || performance.now() - run.leaseFrom < cluster.leaseMs / 2) return;
+    const asked = performance.now();
+    if (!(await cluster.renewLeases()).has(run.runId)) throw new FencedError(run.runId);
+    run.leaseFrom = Math.max(run.leaseFrom, asked);
   }
 
   /** Sends a message to the other instances; a failure loses nothing they cannot read again, so it is only logged. */
@@ -1906,6 +1926,7 @@ export class ChatService {
       fence: undefined,
       unasked: undefined,
       claimedAt: performance.now(),
+      leaseFrom: performance.now(),
       remote: false,
       proceed: undefined,
       lost: false,
@@ -1952,7 +1973,7 @@ export class ChatService {
    * Puts a run that was going when its process stopped back to work, or ends it. Answers whether it resumed. `fence`:
    * with a cluster, this instance's new token for the run (it has just claimed it).
    */
-  private async resumeRun(stored: StoredRun, fence?: number, paused?: PausedRun): Promise<boolean> {
+  private async resumeRun(stored: StoredRun, fence?: number, paused?: PausedRun, leaseFrom?: number): Promise<boolean> {
     const session = this.sessions.get(stored.sessionId);
     if (!session) {
       await this.store.endRun(stored.runId, 'error', Date.now(), fence);
@@ -1982,6 +2003,7 @@ export class ChatService {
       nextSeq: log.size + 1,
       bytes: log.bytes,
       fence,
+      ...(leaseFrom === undefined ? {} : { leaseFrom }),
       afterPause: paused !== undefined,
       // Still paused, as far as anyone can tell, until a write of it succeeds.
       pausedBecause: paused?.run.pausedBecause,
@@ -2146,6 +2168,8 @@ export class ChatService {
           continue;
         }
         if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
+        // The call's running status is stored, and the loop starts the tool as it goes on.
+        if (event.type === 'status' && event.toolCallId !== undefined && event.waitingForPlace !== true) await this.leaseHolds(run);
       }
       await this.flushed(run);
     } catch (error) {
