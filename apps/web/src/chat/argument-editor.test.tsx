@@ -6,13 +6,14 @@ import { deferred } from '@airlock/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
 import { PendingBar } from './pending-bar';
-import type { WaitingApproval } from '../waiting/use-waiting-approvals';
+import type { WaitingApproval, WaitingApprovals } from '../waiting/use-waiting-approvals';
 import { WaitingList } from '../waiting/waiting-list';
 import { HeldEdits, HeldEditsContext } from './held-edits';
 import type { JsonSchema } from './argument-form';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
 import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
+import { useTabDrafts, WaitingDraftsContext } from './waiting-drafts';
 import type { ToolCallState, ToolCallView } from './tool-call-state';
 
 afterEach(() => {
@@ -249,6 +250,40 @@ describe('an edit held in the editor', () => {
     expect(screen.getByRole('button', { name: allowKey }).hasAttribute('disabled')).toBe(false);
     expect(within(waitingList).queryByRole('button', { name: 'Allow terminal “rm -rf build” in chat' })).not.toBeNull();
     expect(allowAll.hasAttribute('disabled')).toBe(false);
+    expect(held.getSnapshot()).toStrictEqual(new Set());
+  });
+
+  it('keeps every other way to allow the call off while its edit is kept as a draft, its card gone (another chat opened), until the edit is dropped', () => {
+    window.sessionStorage.clear();
+    const approval: WaitingApproval = { approvalId: 'apv_1', sessionId: 'chat_1', runId: 'run_1', toolCallId: 'c1', toolName: 'terminal', arguments: call.arguments, requestedAt: 1, expiresAt: null, title: 'chat', inputSchema: schema };
+    const waiting: WaitingApprovals = { all: [approval], countBySession: new Map([['chat_1', 1]]), loaded: true };
+    function TabContent({ cardShown }: { cardShown: boolean }) {
+      const drafts = useTabDrafts(waiting);
+      return (
+        <WaitingDraftsContext value={drafts}>
+          {cardShown && <ToolCallCard call={call} annotations={terminal} inputSchema={schema} onDecide={() => undefined} />}
+          <WaitingList approvals={waiting.all} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />
+        </WaitingDraftsContext>
+      );
+    }
+    const tab = (cardShown: boolean) => (
+      <HeldEditsContext value={held}>
+        <TabContent cardShown={cardShown} />
+      </HeldEditsContext>
+    );
+    const allowInList = () => within(screen.getByRole('region', { name: 'Waiting for you' })).queryByRole('button', { name: 'Allow terminal “rm -rf build” in chat' });
+    const { rerender } = render(tab(true));
+    fireEvent.change(within(openEditor()).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    expect(allowInList()).toBeNull();
+
+    rerender(tab(false));
+    expect(allowInList()).toBeNull();
+    expect(held.getSnapshot()).toStrictEqual(new Set(['apv_1']));
+
+    // Back on the chat, the card opens with the kept edit; cancelled, the edit is gone and the proposal may be allowed again.
+    rerender(tab(true));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel editing' }));
+    expect(allowInList()).not.toBeNull();
     expect(held.getSnapshot()).toStrictEqual(new Set());
   });
 

@@ -29,6 +29,29 @@ describe('HeldEdits across the tabs of a browser', () => {
     expect(other.heldInAnyTab('apv_3')).toBe(true);
   });
 
+  it('holds an edit kept as a draft as one held open, for another tab too, until both let go', () => {
+    const shared = new FakeStorage();
+    const editing = new HeldEdits({ shared, pageId: 'page_a' });
+    const other = new HeldEdits({ shared, pageId: 'page_b' });
+
+    const release = editing.hold('apv_1');
+    editing.holdKept(new Set(['apv_1']));
+    // The card goes (another chat opened): its editor lets go, the draft still holds it.
+    release();
+    expect(editing.getSnapshot()).toStrictEqual(new Set(['apv_1']));
+    expect(other.heldInAnyTab('apv_1')).toBe(true);
+    editing.holdKept(new Set());
+    expect(editing.getSnapshot()).toStrictEqual(new Set());
+    expect(other.heldInAnyTab('apv_1')).toBe(false);
+
+    // Two holds of one call: letting go of one, twice, leaves the other.
+    const first = editing.hold('apv_2');
+    editing.hold('apv_2');
+    first();
+    first();
+    expect(editing.has('apv_2')).toBe(true);
+  });
+
   it('keeps to this tab when storage is absent or throws', () => {
     const blocked = new FakeStorage();
     blocked.setItem = () => {

@@ -22,6 +22,11 @@ export interface HeldEditsOptions {
  * the model's proposal and drop the edit without a word: those places read this and send the person to the card.
  */
 export class HeldEdits {
+  /** Held by an open editor, as many times as it is held. */
+  readonly #open = new Map<string, number>();
+  /** Kept as this tab's draft, its card maybe gone (another chat open, a reload before the card shows). */
+  #kept: ReadonlySet<string> = new Set();
+  /** Both together: what every check reads. */
   #held: ReadonlySet<string> = new Set();
   readonly #listeners = new Set<() => void>();
   readonly #shared: SharedStorage | undefined;
@@ -34,14 +39,27 @@ export class HeldEdits {
 
   /** Marks the call as held until the returned function is called (the edit was dropped, or the editor closed). */
   hold(approvalId: string): () => void {
-    this.#set(new Set(this.#held).add(approvalId));
-    this.#mark(approvalId);
+    this.#open.set(approvalId, (this.#open.get(approvalId) ?? 0) + 1);
+    this.#update();
+    let released = false;
     return () => {
-      const next = new Set(this.#held);
-      next.delete(approvalId);
-      this.#set(next);
-      this.#unmark(approvalId);
+      if (released) return;
+      released = true;
+      const count = (this.#open.get(approvalId) ?? 1) - 1;
+      if (count > 0) this.#open.set(approvalId, count);
+      else this.#open.delete(approvalId);
+      this.#update();
     };
+  }
+
+  /**
+   * The calls whose edit this tab keeps as a draft (`WaitingDrafts`), held as if their editor were open: the card
+   * goes with its chat when another is opened, and comes back with the edit, so an Allow from anywhere else would
+   * still drop it.
+   */
+  holdKept(approvalIds: ReadonlySet<string>): void {
+    this.#kept = new Set(approvalIds);
+    this.#update();
   }
 
   /** Held in this tab. */
@@ -98,7 +116,11 @@ export class HeldEdits {
 
   readonly getSnapshot = (): ReadonlySet<string> => this.#held;
 
-  #set(next: ReadonlySet<string>): void {
+  #update(): void {
+    const next = new Set([...this.#open.keys(), ...this.#kept]);
+    if (next.size === this.#held.size && [...next].every((approvalId) => this.#held.has(approvalId))) return;
+    for (const approvalId of next) if (!this.#held.has(approvalId)) this.#mark(approvalId);
+    for (const approvalId of this.#held) if (!next.has(approvalId)) this.#unmark(approvalId);
     this.#held = next;
     for (const listener of this.#listeners) listener();
   }

@@ -1,7 +1,8 @@
-import { createContext, useEffect, useRef, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
 import type { ToolArguments } from '../lib/api-types';
 import type { ChoiceValue } from './argument-form';
 import type { WaitingApprovals } from '../waiting/use-waiting-approvals';
+import { HeldEditsContext } from './held-edits';
 
 /** What one of the form's inputs held: its text, its tick, or the value of the option chosen (not its place in the list). */
 export type DraftInput = string | boolean | { option: ChoiceValue };
@@ -49,6 +50,21 @@ export class WaitingDrafts {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The calls whose draft holds an edit, read from storage once, then kept as drafts are saved and dropped. */
+  private edits: Set<string> | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  /** The calls whose kept draft holds an edit of the arguments. */
+  editIds(): ReadonlySet<string> {
+    return new Set(this.knownEdits());
+  }
+
+  /** Calls `listener` whenever the calls whose draft holds an edit change. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Drops the drafts of calls whose time to be decided has passed, and any entry that does not read as a draft. */
   dropExpired(): void {
     for (const approvalId of this.ids()) {
@@ -91,6 +107,7 @@ export class WaitingDrafts {
       this.drop(approvalId);
       return false;
     }
+    this.noteEdit(approvalId, edit !== undefined);
     this.dropOldest(approvalId);
     return true;
   }
@@ -101,6 +118,20 @@ export class WaitingDrafts {
     } catch {
       // Storage gone: nothing is kept to drop.
     }
+    this.noteEdit(approvalId, false);
+  }
+
+  private knownEdits(): Set<string> {
+    this.edits ??= new Set(this.ids().filter((approvalId) => this.readStored(approvalId)?.edit !== undefined));
+    return this.edits;
+  }
+
+  private noteEdit(approvalId: string, kept: boolean): void {
+    const edits = this.knownEdits();
+    if (edits.has(approvalId) === kept) return;
+    if (kept) edits.add(approvalId);
+    else edits.delete(approvalId);
+    for (const listener of this.listeners) listener();
   }
 
   private dropOldest(saved: string): void {
@@ -200,6 +231,17 @@ export function useTabDrafts(waiting: WaitingApprovals): WaitingDrafts {
     else for (const approvalId of seen.current) if (!now.has(approvalId)) drafts.drop(approvalId);
     seen.current = now;
   }, [waiting, drafts]);
+  // An edit kept as a draft is held as an open editor's is: its card goes with its chat, and comes back with it.
+  const held = useContext(HeldEditsContext);
+  useEffect(() => {
+    const sync = () => held.holdKept(drafts.editIds());
+    sync();
+    const stop = drafts.subscribe(sync);
+    return () => {
+      stop();
+      held.holdKept(new Set());
+    };
+  }, [drafts, held]);
   return drafts;
 }
 
