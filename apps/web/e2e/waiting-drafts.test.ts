@@ -112,6 +112,39 @@ describe('what was typed on a waiting card, across a reload', () => {
     expect(await card.getByRole('form').count()).toBe(0);
   });
 
+  it('offers no Allow of the proposal in Waiting for you while its edit is kept, its chat left for another; Review opens the card with the edit', async () => {
+    const proposed = 'echo model | tee -a left-ran.log';
+    const edited = 'echo person | tee -a left-edited.log';
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: proposed } }] }, { text: 'The edited command ran.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('Say it from the shell');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    const allowInList = waiting.getByRole('button', { name: `Allow terminal “${proposed}” in Say it from the shell`, exact: true });
+    const reviewInList = waiting.getByRole('button', { name: `Review terminal “${proposed}” in Say it from the shell`, exact: true });
+    await allowInList.waitFor();
+    await chat.button(card, 'Edit arguments of terminal').click();
+    const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
+    await editor.getByRole('textbox', { name: /^command/ }).fill(edited);
+    await reviewInList.waitFor();
+
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await card.waitFor({ state: 'detached' });
+    expect(await keptDrafts(chat)).toHaveLength(1);
+    expect(await reviewInList.count()).toBe(1);
+    expect(await allowInList.count()).toBe(0);
+
+    await reviewInList.click();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    expect(await note(card).textContent()).toBe('Restored draft: your edit of the arguments, as you left it before this card was last shown. Nothing has been sent yet.');
+    await chat.button(editor, 'Allow edited').click();
+    await chat.waitForStatus(card, 'Done');
+    expect(await readFile(join(suite.airlock.workspace, 'left-edited.log'), 'utf8')).toBe('person\n');
+    await expect(readFile(join(suite.airlock.workspace, 'left-ran.log'), 'utf8')).rejects.toThrow();
+  });
+
   it("keeps a deny reason for its own call only, and drops it once that call is denied", async () => {
     const call = (word: string) => ({ name: 'terminal', arguments: { command: `echo ${word} | tee -a ran.log` } });
     suite.airlock.model.enqueue({ toolCalls: [call('one'), call('two')] }, { text: 'Both were denied.' });
