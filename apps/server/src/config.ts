@@ -314,11 +314,7 @@ export function loadConfig(
     if (found === undefined && env[variable] === '' && Object.hasOwn(NOT_EMPTY, variable)) {
       throw new ConfigError(variable, `is set but empty: give ${NOT_EMPTY[variable]}, or unset it for the default`);
     }
-    // Trimmed by some readers and not others (a URL was, a model name or "off " was not): neither is what was written.
-    if (found !== undefined && found.value.trim() !== found.value) {
-      throw new ConfigError(found.source, 'has a blank (a space, tab or line break) at its start or end: give the value alone');
-    }
-    if (found !== undefined) sources[flag] = found.source;
+    if (found !== undefined) sources[flag] = blankEdgesRefused(found).source;
     return found;
   };
 
@@ -585,7 +581,16 @@ export function unreadVariables(env: Readonly<Record<string, string | undefined>
 /** An unset or empty variable counts as not given (but see NOT_EMPTY). */
 function fromEnv(env: Readonly<Record<string, string | undefined>>, variable: string): Sourced | undefined {
   const value = env[variable];
-  return value === undefined || value === '' ? undefined : { value, source: variable };
+  return value === undefined || value === '' ? undefined : blankEdgesRefused({ value, source: variable });
+}
+
+/**
+ * Trimmed by some readers and not others (a URL was, a model name or "off " was not), a value with a blank at an edge
+ * is neither: a file of variables with Windows line ends gave `AIRLOCK_ALLOW_REMOTE=1\r` "must be 1 or 0".
+ */
+function blankEdgesRefused(input: Sourced): Sourced {
+  if (input.value.trim() !== input.value) throw new ConfigError(input.source, 'has a blank (a space, tab or line break) at its start or end: give the value alone');
+  return input;
 }
 
 function validate<T>(schema: z.ZodType<T, string>, input: Sourced | undefined): T | undefined {
