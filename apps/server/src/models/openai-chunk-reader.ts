@@ -161,9 +161,12 @@ export class OpenAIChunkReader {
     return this.push({ choices, usage: completion.usage });
   }
 
-  /** Whether the server cut the answer off at its length limit (`finish_reason: "length"`). */
-  get cutAtLength(): boolean {
-    return this.finishReason === 'length';
+  /**
+   * Why the server cut the answer off, if it did: at its length limit (`finish_reason: "length"`) or by its content
+   * filter (`"content_filter"`). A call in such an answer may have lost the end of its arguments.
+   */
+  get cutOff(): 'length' | 'content_filter' | undefined {
+    return this.finishReason === 'length' || this.finishReason === 'content_filter' ? this.finishReason : undefined;
   }
 
   /** The assembled tool calls and the finish part. */

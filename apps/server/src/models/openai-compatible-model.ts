@@ -211,12 +211,15 @@ export class OpenAICompatibleModel implements ChatModel {
       throw new ModelError(this.label, `the stream from the model server at ${where} ended before the answer was complete${notStreamed}`);
     }
     // A cut-off answer must not pass for a whole one: the turn ends with an error, its text kept, its calls not run.
-    if (reader.cutAtLength) {
+    if (reader.cutOff === 'length') {
       throw new ModelError(
         this.label,
         `the model server at ${where} cut the answer off at its length limit (finish_reason "length"), so it is incomplete: ` +
           `raise the server's limit on an answer's tokens or its context size, or ask for a shorter answer`,
       );
+    }
+    if (reader.cutOff === 'content_filter') {
+      throw new ModelError(this.label, `the model server at ${where} cut the answer off by its content filter (finish_reason "content_filter"), so it is incomplete`);
     }
     yield* reader.finish();
   }
