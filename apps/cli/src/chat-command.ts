@@ -1,4 +1,4 @@
-import { AnswerUnknownError, createAirlockClient, MAX_REASON_LENGTH, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { AnswerUnknownError, createAirlockClient, MAX_REASON_LENGTH, isConnectionLost, isExpired, serverCode, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { MAX_MESSAGE_LENGTH, randomId, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
@@ -353,7 +353,10 @@ class ChatSession {
         await this.show(event, text, reasoning);
       }
     } catch (error) {
-      if (!this.quit.aborted) for (const row of quotedLines(`Lost the run: ${errorText(error)}`, this.screen.style, this.screen.layout)) this.screen.line(this.screen.style.bad(row));
+      // A new run the server refused (another run going in the chat, a limit) never started: "lost" had the person
+      // wonder what it did unwatched. A connection gone before any event leaves that unknown: it may have started.
+      const refused = typeof input === 'string' && previous === undefined && serverCode(error) !== undefined;
+      if (!this.quit.aborted) for (const row of quotedLines(`${refused ? 'Not started' : 'Lost the run'}: ${errorText(error)}`, this.screen.style, this.screen.layout)) this.screen.line(this.screen.style.bad(row));
     } finally {
       this.running = false;
       this.stopping = false;

@@ -1,9 +1,10 @@
-import { MAX_REASON_LENGTH, socketUrl } from '@airlock/client';
+import { createAirlockClient, MAX_REASON_LENGTH, socketUrl } from '@airlock/client';
 import { DISK_FULL, fillingStore, recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
 import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { runChat, type ChatCommandOptions } from '../src/chat-command';
 
 const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
@@ -150,6 +151,27 @@ describe('airlock chat, with a clock the test moves', () => {
     terminal.type('short\r');
     await terminal.shows('Short one read.');
     expect((await airlock.connect().trpc.sessions.get.query({ sessionId: 's-too-long' })).messages).toMatchObject([{ role: 'user', content: 'short' }, { role: 'assistant' }]);
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('says a message the server refused to start a run for was not started, with why, not that a run was lost', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    const address = { url: airlock.server.wsUrl, token: airlock.server.token };
+    const { terminal, exited } = chatOnFakeTerminal({ address, sessionId: 's-busy' });
+    await terminal.shows('you›');
+    // Another client starts a run in this chat once the terminal is at its prompt: its call waits for a decision.
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'elsewhere' } }] });
+    const other = createAirlockClient({ url: airlock.server.wsUrl, token: airlock.server.token, WebSocket });
+    await using _other = { [Symbol.asyncDispose]: () => other.close() };
+    const elsewhere = other.startRun({ sessionId: 's-busy', message: 'from another client' });
+    for await (const event of elsewhere) if (event.type === 'tool-start') break;
+    terminal.type('hello\r');
+    await terminal.says(`Not started: session "s-busy" is still running ${elsewhere.runId}; cancel it or wait for it to end`);
+    expect(terminal.text()).not.toContain('Lost the run');
+    expect(echo.calls).toStrictEqual([]);
     terminal.input.end();
     expect(await exited).toBe(0);
   });
