@@ -36,7 +36,9 @@ export function lineAlignedFetch(baseFetch: typeof fetch = fetch): typeof fetch 
  * no blank line between held the server's thread for 37 s, and 1 MiB of empty events (`:\n\n`) for 3.4 s, each of its
  * pieces over a second at once. Given one whole event at a time it holds nothing between pieces. What is held of an
  * event is kept in pieces and joined once; an event past `maxBytes`, or a line of one, fails the stream. An event
- * with nothing the client reads is not passed on (`hasDataOrEventField`).
+ * with nothing the client reads is not passed on (`hasDataOrEventField`). The stream ends with its `[DONE]` event, the
+ * connection let go: the client reads nothing after it, and a server that kept the connection open past it held the
+ * whole answer, its calls, until the idle limit ended the turn in an error.
  */
 function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
   let held: Uint8Array[] = [];
@@ -72,6 +74,7 @@ function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> 
           if (heldBytes + at + 1 - start > maxBytes) return controller.error(tooLarge('an event'));
           const event = join(chunk.subarray(start, at + 1));
           if (hasDataOrEventField(event)) controller.enqueue(event);
+          if (isDoneEvent(event)) return controller.terminate();
           start = at + 1;
           back1 = back2 = back3 = -1;
         } else {
@@ -109,6 +112,29 @@ function hasDataOrEventField(event: Uint8Array): boolean {
       continue;
     }
     if (lineStart && (isFieldAt(event, at, DATA) || isFieldAt(event, at, EVENT))) return true;
+    lineStart = false;
+  }
+  return false;
+}
+
+const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];
+
+/** Whether an event is the stream's end as the client reads it: its data, its data lines joined, starts with `[DONE]`. */
+function isDoneEvent(event: Uint8Array): boolean {
+  let lineStart = true;
+  for (let at = 0; at < event.byteLength; at++) {
+    const byte = event[at]!;
+    if (byte === LF || byte === CR) {
+      lineStart = true;
+      continue;
+    }
+    if (lineStart && isFieldAt(event, at, DATA)) {
+      let value = at + DATA.length;
+      if (event[value] === 0x3a) value++;
+      else return false;
+      if (event[value] === 0x20) value++;
+      return DONE.every((expected, i) => event[value + i] === expected);
+    }
     lineStart = false;
   }
   return false;

@@ -460,6 +460,19 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('ends the turn at [DONE], whole, from a server that keeps the connection open after it', async () => {
+      const server = await rawServer([`${chunk({ content: 'Hello' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`], true);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', idleTimeoutMs: 20_000 }).stream(hello, new AbortController().signal));
+        expect(parts).toStrictEqual([
+          { type: 'text-delta', text: 'Hello' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('stops a line longer than 8 MiB with a ModelError that says so, before the client reads any of it', async () => {
       const piece = 'x'.repeat(64 * 1024);
       const server = await rawServer([`${chunk({ content: 'before' })}\n\ndata: {"choices":[{"delta":{"content":"`, ...Array.from({ length: 8 * 16 + 1 }, () => piece)], true);
