@@ -1129,6 +1129,50 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(calls).toStrictEqual([]);
   });
 
+  it('a grant revoked on B while its owner A is releasing a call of the chat by it: the call is not run, it waits for a person', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    // A's release of the second call by the grant reaches the database only once the revoke was answered on B.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const releasing = new Promise<void>((resolve) => (reached = resolve));
+    const a = await instance(db, 'a', tool, 60_000, {
+      model: new TwoCallsModel('echo', 'text'),
+      asCluster: (store) =>
+        interceptCluster(store, {
+          claimDecision: async (input) => {
+            if (input.source === 'grant') {
+              reached();
+              await released;
+            }
+            return store.claimDecision(input);
+          },
+        }),
+    });
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
+    const followed = await follow(a, 's1', 'r1');
+    await expect.poll(async () => (await b.chat.listWaiting('s1')).length, { timeout: 20_000 }).toBe(2);
+    const [first, second] = await b.chat.listWaiting('s1');
+    const allowed = await b.chat.confirm({ sessionId: 's1', approvalId: first!.approvalId, decision: 'allow', always: true });
+    expect(allowed).toMatchObject({ resolved: true, grant: { toolName: 'echo' } });
+    await releasing;
+    expect(await b.chat.revokeGrant('s1', (allowed as { grant: { grantId: string } }).grant.grantId)).toBe(true);
+    release();
+
+    await expect.poll(async () => (await b.chat.listWaiting('s1')).map((call) => call.approvalId), { timeout: 20_000 }).toStrictEqual([second!.approvalId]);
+    await expect.poll(() => a.chat.registry.listPending('s1').map((call) => call.approvalId), { timeout: 20_000 }).toStrictEqual([second!.approvalId]);
+    expect(calls).toStrictEqual(['first']);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId: second!.approvalId, decision: 'deny', reason: 'revoked' })).resolves.toMatchObject({ resolved: true });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['first']);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome])).toStrictEqual([
+      ['allow', 'user', 'executed'],
+      ['deny', 'user', 'denied'],
+    ]);
+  });
+
   it('a grant revoked while an instance missed the message stops allowing there once it hears it may have missed some', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -1253,7 +1253,8 @@ export class ChatService {
     } finally {
       if (grant) this.savingGrants.delete(grant.grantId);
     }
-    if (claim.status === 'not-found') return { resolved: false, status: 'not-found' };
+    // "grant-gone" answers only a grant's release, never a person's decision.
+    if (claim.status === 'not-found' || claim.status === 'grant-gone') return { resolved: false, status: 'not-found' };
     if (claim.status === 'already-decided') return { resolved: false, status: 'already-decided', decision: claim.decision };
     const call = claim.call;
     let reported: Promise<DecisionReport | undefined> | undefined;
@@ -1340,8 +1341,9 @@ export class ChatService {
         ...(run.fence === undefined ? {} : { fence: run.fence }),
       })
       .then(
-        (claim): DecisionOutcome => {
+        (claim): DecisionOutcome | Promise<DecisionOutcome> => {
           if (claim.status === 'already-decided') return claimedOutcome(claim);
+          if (claim.status === 'grant-gone') return this.waitAgain(call, run);
           // Not written (the run is another instance's now, or ended): nothing runs on it.
           if (claim.status === 'not-found' && outcome.decision === 'allow') return { decision: 'cancel', source: 'system' };
           return outcome;
@@ -1352,6 +1354,30 @@ export class ChatService {
           return outcome.decision === 'allow' ? { decision: 'cancel', source: 'system' } : outcome;
         },
       );
+  }
+
+  /**
+   * A call whose release by a grant found the grant revoked on another instance (not heard here yet): nothing was
+   * written, so it waits again, with its id and deadline, for a person (or a grant still in force). A decision that
+   * came meanwhile, its message finding the call no longer waiting here, is read from the store once it is back.
+   */
+  private async waitAgain(call: PendingApproval, run: Run): Promise<DecisionOutcome> {
+    const recorded = async () => (await this.store.listRunToolCalls(call.runId)).find((record) => record.approvalId === call.approvalId);
+    try {
+      const record = await recorded();
+      if (record === undefined || record.outcome !== null) return { decision: 'cancel', source: 'system' };
+      if (record.decision !== null) return recordedOutcome(record);
+      const ticket = this.registry.restore(approvalOf(record));
+      const waited = ticket.wait(run.cancellation);
+      this.announceWaitingChange(call.sessionId);
+      const decided = await recorded();
+      if (decided?.decision !== null && decided?.decision !== undefined) this.applyRecordedDecision(decided);
+      return await waited;
+    } catch (error) {
+      // The slot's wait would take a rejection as the grant's allow, which was not written: nothing runs on it.
+      this.log(`Could not put ${call.approvalId} back to waiting after its grant was revoked: ${messageOf(error)}`);
+      return { decision: 'cancel', source: 'system' };
+    }
   }
 
   private startClusterWork(cluster: Cluster): { stop: () => void } {

@@ -113,7 +113,12 @@ export type ClaimDecisionResult =
       /** The arguments the person edited the call to, with the allow that won: the call runs as edited. */
       editedArguments?: ToolArguments;
     }
-  | { status: 'not-found' };
+  | { status: 'not-found' }
+  /**
+   * A grant's release (source "grant") of a call still waiting, whose grant was revoked (or deleted with its chat)
+   * before the claim: nothing was written, and the call waits on for a person.
+   */
+  | { status: 'grant-gone' };
 
 /** A waiting call with what is needed to grant it (the ledger row's start half). */
 export interface PendingApprovalRecord extends PendingApproval {

@@ -447,6 +447,10 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await a.getPendingApproval('other', 'approval-call-3')).toBeUndefined();
 
     const input = { sessionId: 's', approvalId: 'approval-call-1', decision: 'allow' as const, source: 'grant' as const, grantId: 'g-1', decidedAt: 11_000 };
+    // A grant's release writes nothing while its grant is not there (revoked), and says so; the call still waits.
+    expect(await a.claimDecision(input)).toStrictEqual({ status: 'grant-gone' });
+    expect(await a.listPendingApprovals('s')).toStrictEqual([waiting]);
+    await a.saveGrant({ grantId: 'g-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: null, toolVersion: 'v1', createdAt: 10_500 });
     expect(await a.claimDecision({ ...input, sessionId: 'other' })).toStrictEqual({ status: 'not-found' });
     expect(await a.claimDecision({ ...input, approvalId: '' })).toStrictEqual({ status: 'not-found' });
     expect(await a.claimDecision({ ...input, approvalId: 'never' })).toStrictEqual({ status: 'not-found' });

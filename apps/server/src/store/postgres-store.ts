@@ -761,8 +761,9 @@ export class PostgresStore implements AirlockStore, Cluster {
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
     const { grant, deadline } = input;
+    // A grant's release checks its grant in the claim (claimRow), so its run is share-locked first too, as below.
     const claimed =
-      grant === undefined && deadline === undefined
+      grant === undefined && deadline === undefined && input.source !== 'grant'
         ? await this.claimRow(this.pool, input)
         : // The grant only with a claim that won, in its transaction; a deadline checked once the row is claimed.
           await inTransaction(this.pool, async (client) => {
@@ -771,7 +772,7 @@ export class PostgresStore implements AirlockStore, Cluster {
             // claim finds no run. Unlocked, a grant committed after the deletion outlived the chat, for a chat of that
             // name made later (a grant has no reference to its chat).
             const row = await claimBefore(deadline, input.approvalId, client, async () => {
-              if (grant !== undefined) await client.query(RUN_OF_CALL_FOR_SHARE, [input.approvalId, input.sessionId]);
+              if (grant !== undefined || input.source === 'grant') await client.query(RUN_OF_CALL_FOR_SHARE, [input.approvalId, input.sessionId]);
               return this.claimRow(client, input);
             });
             if (row !== undefined && grant !== undefined) {
@@ -798,6 +799,7 @@ export class PostgresStore implements AirlockStore, Cluster {
          AND ($11::bigint IS NULL OR r.fence = $11::bigint)
          AND ($3::text = 'timeout' OR t.expires_at IS NULL OR t.expires_at > ${DB_NOW})
          AND ($3::text IN ('cancel', 'timeout') OR NOT r.cancel_requested)
+         AND ($4::text <> 'grant' OR EXISTS (SELECT 1 FROM grants AS g WHERE g.grant_id = $6 FOR SHARE))
        RETURNING ${prefixed('t', LEDGER_COLUMNS)})
        SELECT ${LEDGER_COLUMNS}, pg_notify($12, json_build_object('type', 'decided', 'runId', run_id, 'approvalId', approval_id, 'sessionId', session_id)::text) FROM claimed`,
       [
@@ -828,6 +830,8 @@ export class PostgresStore implements AirlockStore, Cluster {
     );
     if (undecided?.expired === true) return { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
     if (undecided?.cancel_requested === true) return { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null };
+    // Still waiting, and the claim was this run's owner's: only its grant was missing.
+    if (undecided !== undefined && input.source === 'grant') return { status: 'grant-gone' };
     const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant' | 'edited_arguments'>>(
       `SELECT decision, source, reason, decided_by_grant, edited_arguments FROM tool_calls
        WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
