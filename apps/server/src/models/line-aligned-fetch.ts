@@ -24,7 +24,9 @@ export function lineAlignedFetch(baseFetch: typeof fetch = fetch): typeof fetch 
     const response = await baseFetch(input, init);
     if (response.body === null) return response;
     const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    const body = response.body.pipeThrough(eventStream ? wholeEvents(MAX_MODEL_LINE_BYTES) : boundedBody(response.ok ? MAX_MODEL_LINE_BYTES : MAX_MODEL_BODY_BYTES));
+    const body = eventStream
+      ? response.body.pipeThrough(withoutByteOrderMark()).pipeThrough(wholeEvents(MAX_MODEL_LINE_BYTES))
+      : response.body.pipeThrough(boundedBody(response.ok ? MAX_MODEL_LINE_BYTES : MAX_MODEL_BODY_BYTES));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
@@ -138,6 +140,34 @@ function isDoneEvent(event: Uint8Array): boolean {
     lineStart = false;
   }
   return false;
+}
+
+/**
+ * Drops a byte order mark at the start of the stream, as an event stream's reader must: the client took it for part of
+ * the first line's field name, so the first event was dropped unseen, its text or the start of a tool call with it.
+ */
+function withoutByteOrderMark(): TransformStream<Uint8Array, Uint8Array> {
+  const BOM = [0xef, 0xbb, 0xbf];
+  let start = new Uint8Array(0);
+  let decided = false;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (decided) return controller.enqueue(chunk);
+      const joined = new Uint8Array(start.byteLength + chunk.byteLength);
+      joined.set(start);
+      joined.set(chunk, start.byteLength);
+      const matched = BOM.findIndex((byte, i) => i >= joined.byteLength || joined[i] !== byte);
+      if (matched !== -1 && matched >= joined.byteLength) {
+        start = joined;
+        return;
+      }
+      decided = true;
+      controller.enqueue(matched === -1 ? joined.subarray(BOM.length) : joined);
+    },
+    flush(controller) {
+      if (!decided && start.byteLength > 0) controller.enqueue(start);
+    },
+  });
 }
 
 /** Whether the line at `at` is the field `name`: the name, then a colon, a line end or the end. */

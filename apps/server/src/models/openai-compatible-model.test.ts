@@ -423,7 +423,7 @@ describe('OpenAICompatibleModel', () => {
 
   describe('a stream in pieces that split its lines anywhere', () => {
     /** A server that writes `pieces` as an event stream, then ends (or, with `hold`, stays open). */
-    async function rawServer(pieces: readonly string[], hold = false): Promise<{ url: string; close: () => Promise<void> }> {
+    async function rawServer(pieces: readonly (string | Uint8Array)[], hold = false): Promise<{ url: string; close: () => Promise<void> }> {
       const server = createServer((_request, response) => {
         response.writeHead(200, { 'Content-Type': 'text/event-stream' });
         void (async () => {
@@ -466,6 +466,21 @@ describe('OpenAICompatibleModel', () => {
         const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', idleTimeoutMs: 20_000 }).stream(hello, new AbortController().signal));
         expect(parts).toStrictEqual([
           { type: 'text-delta', text: 'Hello' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('reads the first event of a stream that starts with a byte order mark, split across pieces too', async () => {
+      const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+      const server = await rawServer([bom.subarray(0, 1), bom.subarray(1), `${chunk({ content: 'Hello' })}\n\n${chunk({ content: ' there' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        expect(parts).toStrictEqual([
+          { type: 'text-delta', text: 'Hello' },
+          { type: 'text-delta', text: ' there' },
           { type: 'finish', reason: 'stop' },
         ]);
       } finally {
