@@ -46,6 +46,22 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('starts a new call at a new id sent at an index a call already holds, as servers numbering every call 0 send them', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '{"path":' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: '"a"}' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c2', function: { name: 'write_file', arguments: '{"path":"b",' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: '"text":"x"}' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c3', function: { name: 'terminal', arguments: { command: 'ls' } } }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+      { type: 'tool-call', id: 'c2', name: 'write_file', arguments: '{"path":"b","text":"x"}' },
+      { type: 'tool-call', id: 'c3', name: 'terminal', arguments: { command: 'ls' } },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
   it('reports a length stop even when a tool call was under way', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '{"comm' } }] }, 'length'));

@@ -86,6 +86,8 @@ export class AnswerLimitError extends Error {
 export class OpenAIChunkReader {
   private readonly calls = new Map<number, PendingCall>();
   private lastIndex: number | undefined;
+  /** For a server that sends a new call at an index a call already holds: the call its later pieces at that index go to. */
+  private readonly moved = new Map<number, number>();
   private finishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private textChars = 0;
@@ -184,7 +186,7 @@ export class OpenAIChunkReader {
     if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new AnswerLimitError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
-    const index = delta.index ?? this.indexWithoutOne(delta.id ?? undefined);
+    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
@@ -230,6 +232,21 @@ export class OpenAIChunkReader {
     if (total > MAX_TURN_ARGUMENT_CHARS) throw new AnswerLimitError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`);
     this.argumentChars = total;
     call.size = size;
+  }
+
+  /**
+   * The call a piece sent at `index` belongs to. A new id at an index a call with another id holds starts a new call,
+   * placed after all the others, and the pieces that follow at that index go to it: some servers number every call of
+   * a turn 0, and their calls were read as one, its arguments those of all of them joined (refused as not JSON) or, sent
+   * as an object, the last one's under the first one's name.
+   */
+  private indexOf(index: number, id: string | undefined): number {
+    const current = this.moved.get(index) ?? index;
+    const held = this.calls.get(current);
+    if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
+    const next = Math.max(...this.calls.keys()) + 1;
+    this.moved.set(index, next);
+    return next;
   }
 
   /** For servers that omit `index`: a new id starts a new call, anything else continues the last one. */
