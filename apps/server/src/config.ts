@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir, hostname, userInfo } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -499,11 +499,30 @@ function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, 
     // Creating a folder in /proc spins forever (mkdir answers that /proc itself is missing), at start-up, unsaid.
     const kernel = KERNEL_FOLDERS.find((folder) => path === folder || isWithin(path, folder));
     if (kernel !== undefined) throw new ConfigError(given.source, `"${path}" is inside ${kernel}, a folder of the kernel, where no database can be kept`);
+    // Found only when the database was opened, a file said "Check that the folder exists".
+    const file = nearestExisting(path);
+    if (file !== undefined && !statSync(file).isDirectory()) {
+      const where = file === path ? `"${path}" is a file` : `"${path}" is inside "${file}", a file`;
+      throw new ConfigError(given.source, `${where}, not a folder: give the folder to keep the database in (it is made when missing)`);
+    }
     return path;
   }
   const xdg = env.XDG_DATA_HOME;
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(env.HOME ?? homedir(), '.local', 'share');
   return join(base, 'airlock');
+}
+
+/** `path` or the nearest of its parents that exists; undefined when none can be seen. */
+function nearestExisting(path: string): string | undefined {
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      statSync(at);
+      return at;
+    } catch {
+      // Missing, under a file (ENOTDIR) or not to be seen: its parent is asked.
+      if (dirname(at) === at) return undefined;
+    }
+  }
 }
 
 /**

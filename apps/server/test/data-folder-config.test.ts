@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, realpath, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,18 @@ describe('the data folder and the workspace', () => {
     expect(problem(() => loadConfig(['--workspace', dataDir], { HOME: home.path }, home.path))).toBe(
       `--workspace: "${dataDir}" is the data folder: the file tools would list and replace the database, and with it every rule. ` +
         'Give each a folder of its own (--data-dir, --workspace)',
+    );
+  });
+
+  it('refuses a data folder that is a file, or inside one, saying so rather than to check the folder exists', async () => {
+    await using dir = await tempDir();
+    const ws = join(dir.path, 'ws');
+    await mkdir(ws);
+    const file = join(dir.path, 'airlock.db');
+    await writeFile(file, '');
+    expect(problem(() => loadConfig(['--workspace', ws, '--data-dir', file], {}, dir.path))).toBe(`--data-dir: "${file}" is a file, not a folder: give the folder to keep the database in (it is made when missing)`);
+    expect(problem(() => loadConfig(['--workspace', ws], { AIRLOCK_DATA_DIR: join(file, 'data') }, dir.path))).toBe(
+      `AIRLOCK_DATA_DIR: "${join(file, 'data')}" is inside "${file}", a file, not a folder: give the folder to keep the database in (it is made when missing)`,
     );
   });
 
