@@ -72,7 +72,7 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     detail = `the model server at ${where} answered HTTP ${error.status}${message === undefined ? '' : `: ${scrub(message)}`}`;
   } else if (error instanceof APIError) {
     const message = serverMessage(error.error) ?? error.message;
-    detail = `the model server at ${where} reported an error${context.midStream ? ' mid-answer' : ''}: ${scrub(message)}`;
+    detail = `the model server at ${where} reported an error${context.progressed === true ? ' mid-answer' : ''}: ${scrub(message)}`;
   } else if (error instanceof AnswerLimitError) {
     detail = `the model server at ${where} sent more than one turn may hold: ${error.message}; the turn was stopped there`;
   } else if (error instanceof SyntaxError || error instanceof MalformedChunkError) {

@@ -410,6 +410,17 @@ describe('OpenAICompatibleModel', () => {
       expect(notJson.message).toBe(`OpenAI-compatible: the model server at ${broken.url} sent a malformed stream chunk (the answer, sent whole instead of streamed, is not valid JSON)`);
     });
 
+    it('gives the server’s words, the key kept out, when it answers 200 with an error in place of a completion', async () => {
+      await using nested = await answeringServer('application/json', '{"error":{"message":"model \\"qwen3\\" is not loaded (key sk-test-123)","code":503}}');
+      await using flat = await answeringServer('application/json', '{"object":"error","message":"engine is shutting down"}');
+
+      const ofNested = await failure(new OpenAICompatibleModel({ baseURL: nested.url, model: 'm', apiKey: 'sk-test-123' }).stream(hello, new AbortController().signal));
+      const ofFlat = await failure(new OpenAICompatibleModel({ baseURL: flat.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(ofNested.message).toBe(`OpenAI-compatible: the model server at ${nested.url} reported an error: model "qwen3" is not loaded (key ***)`);
+      expect(ofFlat.message).toBe(`OpenAI-compatible: the model server at ${flat.url} reported an error: engine is shutting down`);
+    });
+
     it('says so when the answer is neither an event stream nor JSON', async () => {
       await using server = await answeringServer('text/html', '<html><body>Sign in to continue</body></html>');
 

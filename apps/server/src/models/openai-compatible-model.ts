@@ -1,5 +1,5 @@
 import { ConcurrencyLimit, isPlainObject, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
-import OpenAI, { type APIError } from 'openai';
+import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
 import { loopbackPinFor, type LookupFunction, type LoopbackPin } from '../http/loopback-name';
@@ -180,7 +180,13 @@ export class OpenAICompatibleModel implements ChatModel {
       if (contentType === 'application/json') {
         // A server that ignores `stream: true` sends the whole completion at once; the client would look in it for
         // event-stream lines, find none, and the turn would end as cut off. Nothing of the body has been read yet.
-        yield* reader.pushCompletion(parseCompletion(await response.text()));
+        const completion = parseCompletion(await response.text());
+        // A server may answer 200 with an error in place of the completion, as it does mid-stream; its words are the reason.
+        if (isPlainObject(completion) && !Object.hasOwn(completion, 'choices') && (Object.hasOwn(completion, 'error') || completion.object === 'error')) {
+          // Its type says `Object`; the client gives it a streamed error's `error` as parsed, a string too.
+          throw new APIError(undefined, (Object.hasOwn(completion, 'error') ? completion.error : completion) as object, undefined, response.headers);
+        }
+        yield* reader.pushCompletion(completion);
       } else {
         for await (const chunk of chunks) {
           const progress = reader.progress;
