@@ -60,3 +60,26 @@ describe('a waiting call a deny rule had asked about, restored from the store', 
     ]);
   });
 });
+
+describe('the waiting list of a call a deny rule had asked about', () => {
+  it('says only a grant for its exact arguments may release it, so a list decides it only on its card: live and after a restart', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const before = await start(store, [toolCallStep({ name: 'echo', arguments: { text: 'rm -rf ~' } }, { name: 'echo', arguments: { text: 'hello' } })], ran);
+    await before.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.pending('s')).toHaveLength(2), { timeout: 10_000 });
+    const listed = async (chat: ChatService) => (await chat.listWaiting('s')).map((call) => [call.arguments, call.exactGrantsOnly]);
+    expect(await listed(before)).toStrictEqual([
+      [{ text: 'rm -rf ~' }, true],
+      [{ text: 'hello' }, undefined],
+    ]);
+    await before.shutdown();
+
+    const after = await start(store, [textStep('done')], ran);
+    expect(await listed(after)).toStrictEqual([
+      [{ text: 'rm -rf ~' }, true],
+      [{ text: 'hello' }, undefined],
+    ]);
+    expect(ran).toStrictEqual([]);
+  });
+});

@@ -59,6 +59,12 @@ export interface PendingApproval {
    * when no offered tool had the call's name, and for a call stored before it was recorded.
    */
   tool?: ShownTool;
+  /**
+   * True when only a grant for these exact arguments releases the call (a deny rule could not tell it apart from one
+   * it denies, see ApprovalRequest.exactGrantsOnly): it is decided on its card, where it says why it is asked. Listed
+   * only when true.
+   */
+  exactGrantsOnly?: boolean;
 }
 
 export type ResolveResult =
@@ -323,6 +329,7 @@ class Slot implements ApprovalTicket {
       requestedAt: this.requestedAt,
       expiresAt: this.expiresAt,
       ...(this.tool === undefined ? {} : { tool: this.tool }),
+      ...(this.exactGrantsOnly ? { exactGrantsOnly: true as const } : {}),
     };
   }
 }

@@ -36,6 +36,26 @@ describe.each(implementations)('the ledger keeps which calls only an exact grant
   });
 });
 
+describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL: the waiting list of every instance' : `PostgreSQL: the waiting list of every instance (skipped: ${postgres.reason})`, () => {
+  it('marks the calls only an exact grant may release, so a list on any instance decides them only on their cards', async () => {
+    await using database = await openTestDatabase();
+    const store = await PostgresStore.open({ url: database.url, schema: database.schema, instanceId: 'a', ...quiet });
+    try {
+      await store.createSession(session('s'));
+      await store.createRun(run('r', 's'), 'a');
+      const waiting = (toolCallId: string, requestedAt: number) => ({ ...startChange(toolCallId, requestedAt), expiresAt: null });
+      await appendAll(store, { runId: 'r', sessionId: 's', fence: 1 }, [{ ...waiting('call-1', 10_000), exactGrantsOnly: true }, waiting('call-2', 10_100)]);
+      expect((await store.listPendingApprovals('s')).map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([
+        ['approval-call-1', true],
+        ['approval-call-2', undefined],
+      ]);
+      expect((await store.getPendingApproval('s', 'approval-call-1'))?.exactGrantsOnly).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 /** After the migration: the row kept from before reads as any grant's, and a call put up now keeps its own. */
 async function expectKeptFromNowOn(store: AirlockStore): Promise<void> {
   expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly])).toStrictEqual([['call-1', false]]);

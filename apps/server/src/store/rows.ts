@@ -204,6 +204,7 @@ export function toPending(row: LedgerRow): PendingApproval {
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     ...shownToolOf(row),
+    ...(toBoolean(row.exact_grants_only) ? { exactGrantsOnly: true as const } : {}),
   };
 }
 
