@@ -60,19 +60,33 @@ export interface ExchangeLinkCodeOptions {
   code: string;
   /** The fetch to use. Default the global one. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How long the server has to answer, in ms. Default 10,000, as long as the socket's handshake: whatever accepts the
+   * connection and answers nothing (a frozen server, another program) fails then, rather than hold the caller silent.
+   */
+  timeoutMs?: number;
 }
+
+/** How long a code's exchange is waited for by default (`timeoutMs`). */
+const DEFAULT_LINK_CODE_TIMEOUT_MS = 10_000;
 
 /**
  * Exchanges a start-up link's one-time code for the access token, once: the server answers a code used already,
  * expired or never made with a `LinkCodeError` saying how to get a new link.
  */
-export async function exchangeLinkCode({ serverUrl, code, fetch = globalThis.fetch }: ExchangeLinkCodeOptions): Promise<string> {
-  const answer = await fetch(new URL('/link-code', serverUrl), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ code }),
-  });
+export async function exchangeLinkCode({ serverUrl, code, fetch = globalThis.fetch, timeoutMs = DEFAULT_LINK_CODE_TIMEOUT_MS }: ExchangeLinkCodeOptions): Promise<string> {
+  const url = new URL('/link-code', serverUrl);
+  const limit = AbortSignal.timeout(timeoutMs);
+  const unanswered = () =>
+    new Error(`no answer from ${url.origin} within ${timeoutMs / 1000} s: whatever holds that port took the connection and answered nothing (a frozen server, or not Airlock)`);
+  let answer: Response;
+  try {
+    answer = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }), signal: limit });
+  } catch (error) {
+    throw limit.aborted ? unanswered() : error;
+  }
   const body: unknown = await answer.json().catch(() => undefined);
+  if (body === undefined && limit.aborted) throw unanswered();
   const field = (name: string): unknown => (typeof body === 'object' && body !== null && Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined);
   const token = field('token');
   if (answer.ok && typeof token === 'string' && token !== '') return token;

@@ -1,5 +1,6 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { parseStartupLink, shownAddress, socketUrl } from './startup-link';
+import { parseStartupLink, resolveStartupLink, shownAddress, socketUrl } from './startup-link';
 
 describe('parseStartupLink', () => {
   it('reads the endpoint and the token from the link the server prints', () => {
@@ -48,5 +49,26 @@ describe('shownAddress', () => {
     expect(shownAddress('ws://h/trpc?x=1&Token=SECRET#token=OTHER')).toBe('ws://h/trpc?x=1&Token=<hidden>#token=<hidden>');
     expect(shownAddress('ws://h/trpc?tokens=1&mytoken=2')).toBe('ws://h/trpc?tokens=1&mytoken=2');
     expect(shownAddress('http://127.0.0.1:7700/')).toBe('http://127.0.0.1:7700/');
+  });
+});
+
+describe('resolveStartupLink', () => {
+  it('fails, saying so, when whatever holds the port accepts the connection and never answers the code’s exchange', async () => {
+    const accepted = new Set<Socket>();
+    const silent = createServer((socket) => accepted.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    await using _silent = {
+      [Symbol.asyncDispose]: async () => {
+        for (const socket of accepted) socket.destroy();
+        await new Promise((resolve) => silent.close(resolve));
+      },
+    };
+    const { port } = silent.address() as AddressInfo;
+    const link = `http://airlock-abcdefghij234567.localhost:${port}/#code=AbCdEfGhIjKlMnOpQrStUvWxYz0`;
+
+    await expect(resolveStartupLink(link, { timeoutMs: 200 })).rejects.toThrow(
+      new Error(`no answer from http://127.0.0.1:${port} within 0.2 s: whatever holds that port took the connection and answered nothing (a frozen server, or not Airlock)`),
+    );
+    expect(accepted.size).toBe(1);
   });
 });

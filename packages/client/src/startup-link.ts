@@ -32,7 +32,7 @@ export function parseStartupLink(link: string): StartupLink {
  * Where to connect and with what token, from a start-up link: the printed `…/#code=…` link's code is exchanged
  * with the server, once, for the token (a `LinkCodeError` says why not); a `…/#token=…` link's token is taken as is.
  */
-export async function resolveStartupLink(link: string, options: Pick<ExchangeLinkCodeOptions, 'fetch'> = {}): Promise<ServerAddress> {
+export async function resolveStartupLink(link: string, options: Pick<ExchangeLinkCodeOptions, 'fetch' | 'timeoutMs'> = {}): Promise<ServerAddress> {
   const { url, token, code } = parseStartupLink(link);
   if (token !== '' || code === undefined) return { url, token };
   return { url, token: await exchangeLinkCode({ serverUrl: httpUrl(url), code, ...options }) };
