@@ -788,7 +788,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(record).toMatchObject({ approvalId, decision: 'allow', outcome: 'interrupted' });
   });
 
-  it('an owner that stalled as the write starting its call went in, past its lease, starts nothing once it goes on: the instance that took the run over recorded the call interrupted', async () => {
+  it('an owner that stalled as the write starting its call went in, past its lease, starts nothing once it goes on: the instance that took the run over recorded the call interrupted, and the chat is not shown running', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let stallable!: ReturnType<typeof stallableCluster>;
@@ -814,7 +814,16 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
           };
         },
       });
-    const a = await instance(db, 'a', tool, 600, { asCluster: (store) => (stallable = stallableCluster(store)).cluster, asStore: holdingStart });
+    // A hears nothing of chats changed elsewhere: B's end of the run reaches it as it does when it comes while the
+    // run is still A's, read as such.
+    const deafToChats = (cluster: Cluster): Cluster =>
+      new Proxy(cluster, {
+        get: (target, key) =>
+          key === 'subscribe'
+            ? (listener: (message: ClusterMessage) => void) => target.subscribe((message) => message.type !== 'session' && listener(message))
+            : (Reflect.get(target, key) as unknown),
+      });
+    const a = await instance(db, 'a', tool, 600, { asCluster: (store) => deafToChats((stallable = stallableCluster(store)).cluster), asStore: holdingStart });
     const { approvalId } = await startWaiting(a, 's1', 'r1', 'stalled');
     void a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' }).catch(() => undefined);
     await wrote;

@@ -1622,6 +1622,10 @@ export class ChatService {
         this.forgetLater(run.runId);
         // The chat went with it, and this instance heard so while the run was still its own: it is forgotten now.
         await this.refreshSession(run.sessionId, true);
+      } else if (!run.remote && session.remoteRunId === run.runId) {
+        // It ended elsewhere already, and the message saying so came while the run was still this instance's (and
+        // was read as such): the chat is read again, or it would be shown running here until another change.
+        await this.refreshSession(run.sessionId, true);
       }
     };
     follow().catch((error: unknown) => this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`));
