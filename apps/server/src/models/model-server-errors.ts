@@ -69,7 +69,11 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
   } else if (error instanceof APIError && typeof error.status === 'number') {
     status = error.status;
     const message = serverMessage(error.error);
-    detail = `the model server at ${where} answered HTTP ${error.status}${message === undefined ? '' : `: ${scrub(message)}`}`;
+    // The class's headers are generic (any); an answer's error has its Headers.
+    const wait = retryAfterMs(error.headers as Headers | undefined);
+    detail =
+      `the model server at ${where} answered HTTP ${error.status}${message === undefined ? '' : `: ${scrub(message)}`}` +
+      (wait === undefined ? '' : ` (it asks to wait ${duration(wait)} before the next request)`);
   } else if (error instanceof APIError) {
     const message = serverMessage(error.error) ?? error.message;
     detail = `the model server at ${where} reported an error${context.progressed === true ? ' mid-answer' : ''}: ${scrub(message)}`;
@@ -85,6 +89,17 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     detail = `the request to the model server at ${where} failed: ${scrub(rootCause(error))}`;
   }
   return new ModelError(context.provider, detail, { cause: error, status });
+}
+
+/**
+ * How long a server asks to be left (Retry-After in seconds, as a busy or rate-limiting one sends with 429 or 503); no
+ * request is sent again by itself (a retried stream would replay text), so the person is told. A date is not read.
+ */
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const value = headers?.get('retry-after')?.trim();
+  if (value === undefined || !/^\d{1,9}$/.test(value)) return undefined;
+  const seconds = Number(value);
+  return seconds > 0 ? seconds * 1000 : undefined;
 }
 
 /** The message a server put in its error body: `{error: {message}}`, `{error: "…"}` or `{message}`. */

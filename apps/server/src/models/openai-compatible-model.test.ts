@@ -170,6 +170,27 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 500: the model failed to load`);
   });
 
+  it('says how long a server answering HTTP 429 or 503 asks to be left, from its Retry-After seconds', async () => {
+    const server = createServer((request, response) => {
+      const busy = request.url?.startsWith('/busy/') === true;
+      response.writeHead(busy ? 503 : 429, { 'content-type': 'application/json', 'retry-after': busy ? '120' : 'soon' });
+      response.end(JSON.stringify({ error: { message: busy ? 'loading the model' : 'rate limited' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    fake = await startFakeOpenAIServer();
+    try {
+      const busy = await failure(new OpenAICompatibleModel({ baseURL: `${root}/busy/v1`, model: 'm' }).stream(hello, new AbortController().signal));
+      const limited = await failure(new OpenAICompatibleModel({ baseURL: `${root}/v1`, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(busy.message).toBe(`OpenAI-compatible: the model server at ${root}/busy/v1 answered HTTP 503: loading the model (it asks to wait 120 s before the next request)`);
+      expect(limited.message).toBe(`OpenAI-compatible: the model server at ${root}/v1 answered HTTP 429: rate limited`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('reads a plain-string error body the way Ollama sends it', async () => {
     fake = await startFakeOpenAIServer();
     fake.enqueue({ status: 404, errorBody: { error: 'model "fake-model" not found, try pulling it first' } });
