@@ -72,8 +72,12 @@ describe('the rule Always allow saves', () => {
     return { link, reads };
   }
 
+  type SentDecision = { scope?: string; rule?: { match: { tokens: string[] } } };
   const tokensSent = (onDecide: ReturnType<typeof vi.fn>) =>
-    onDecide.mock.calls.map(([request]: [{ scope?: string; rule?: { match: { tokens: string[] } } }]) => [request.scope, request.rule?.match.tokens]);
+    onDecide.mock.calls.map((call) => {
+      const request = call[0] as SentDecision;
+      return [request.scope, request.rule?.match.tokens];
+    });
 
   it('is sent with the decision as the card shows it, and read again after the server refused it as changed', async () => {
     const { link, reads } = drafting(['yarn why lodash', 'yarn why']);
