@@ -7,6 +7,18 @@ export class ModelAnswerTooLargeError extends Error {
   override readonly name = 'ModelAnswerTooLargeError';
 }
 
+/**
+ * An error a model server sent as an `error` field in place of `data` (`error: {"code":400,"message":"…"}`, as
+ * a common local server did through 2025 when a request outgrew the context): the client reads no such field, and the
+ * turn ended as cut off, the reason lost. `body` is the field's value, its JSON read when it is JSON.
+ */
+export class ModelServerErrorEvent extends Error {
+  override readonly name = 'ModelServerErrorEvent';
+  constructor(readonly body: unknown) {
+    super('the model server sent an error in its event stream');
+  }
+}
+
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -76,6 +88,7 @@ function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> 
           if (heldBytes + at + 1 - start > maxBytes) return controller.error(tooLarge('an event'));
           const event = join(chunk.subarray(start, at + 1));
           if (hasDataOrEventField(event)) controller.enqueue(event);
+          else if (hasField(event, ERROR)) return controller.error(new ModelServerErrorEvent(errorFieldValue(event)));
           if (isDoneEvent(event)) return controller.terminate();
           start = at + 1;
           back1 = back2 = back3 = -1;
@@ -99,6 +112,7 @@ function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> 
 
 const DATA = [0x64, 0x61, 0x74, 0x61];
 const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74];
+const ERROR = [0x65, 0x72, 0x72, 0x6f, 0x72];
 
 /**
  * Whether an event has a `data` or an `event` field, the only ones the client reads. It reads no other (comments,
@@ -168,6 +182,32 @@ function withoutByteOrderMark(): TransformStream<Uint8Array, Uint8Array> {
       if (!decided && start.byteLength > 0) controller.enqueue(start);
     },
   });
+}
+
+/** Whether a line of the event is the field `name`. */
+function hasField(event: Uint8Array, name: readonly number[]): boolean {
+  let lineStart = true;
+  for (let at = 0; at < event.byteLength; at++) {
+    const byte = event[at]!;
+    if (byte === LF || byte === CR) {
+      lineStart = true;
+      continue;
+    }
+    if (lineStart && isFieldAt(event, at, name)) return true;
+    lineStart = false;
+  }
+  return false;
+}
+
+/** The value of the event's first `error` field: its JSON, or its text when it is not JSON. */
+function errorFieldValue(event: Uint8Array): unknown {
+  const line = new TextDecoder().decode(event).split(/\r\n|\r|\n/).find((text) => /^error(:|$)/.test(text)) ?? '';
+  const value = line.slice('error'.length).replace(/^: ?/, '');
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
 }
 
 /** Whether the line at `at` is the field `name`: the name, then a colon, a line end or the end. */

@@ -1,7 +1,7 @@
 import { ModelError } from '@airlock/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { displayURL } from './display-url';
-import { ModelAnswerTooLargeError } from './line-aligned-fetch';
+import { ModelAnswerTooLargeError, ModelServerErrorEvent } from './line-aligned-fetch';
 import { MODEL_TIME_SETTINGS, type ModelTimeLimit } from './model-time-limits';
 import { AnswerLimitError, MalformedChunkError } from './openai-chunk-reader';
 import { ModelServerRedirectError } from './redirect-refusing-fetch';
@@ -46,8 +46,11 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
   let status: number | undefined;
   const tooLarge = causeOfType(error, ModelAnswerTooLargeError);
   const redirect = causeOfType(error, ModelServerRedirectError);
+  const reported = causeOfType(error, ModelServerErrorEvent);
   if (tooLarge !== undefined) {
     detail = `${tooLarge.message} (${where}); the turn was stopped there`;
+  } else if (reported !== undefined) {
+    detail = `the model server at ${where} reported an error${context.progressed === true ? ' mid-answer' : ''}: ${scrub(serverMessage(reported.body) ?? 'it said no more')}`;
   } else if (redirect !== undefined) {
     status = redirect.status;
     detail =

@@ -520,6 +520,24 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('gives the words of an error a server sends as an error field in place of data, the key kept out', async () => {
+      const message = 'the request exceeds the available context size (key sk-test-123). try increasing the context size or enable context shift';
+      const server = await rawServer([`${chunk({ content: 'Hello' })}\n\nerror: ${JSON.stringify({ code: 400, message, type: 'invalid_request_error' })}\n\ndata: [DONE]\n\n`]);
+      const plain = await rawServer(['error: model is loading\r\n\r\ndata: [DONE]\r\n\r\n']);
+      try {
+        const parts: ModelPart[] = [];
+        const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp', apiKey: 'sk-test-123' }).stream(hello, new AbortController().signal), parts);
+        const ofPlain = await failure(new OpenAICompatibleModel({ baseURL: plain.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal));
+
+        expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Hello' }]);
+        expect(error.message).toBe(`llama.cpp: the model server at ${server.url} reported an error mid-answer: ${message.replace('sk-test-123', '***')}`);
+        expect(ofPlain.message).toBe(`llama.cpp: the model server at ${plain.url} reported an error: model is loading`);
+      } finally {
+        await server.close();
+        await plain.close();
+      }
+    });
+
     it('stops a line longer than 8 MiB with a ModelError that says so, before the client reads any of it', async () => {
       const piece = 'x'.repeat(64 * 1024);
       const server = await rawServer([`${chunk({ content: 'before' })}\n\ndata: {"choices":[{"delta":{"content":"`, ...Array.from({ length: 8 * 16 + 1 }, () => piece)], true);
