@@ -196,6 +196,40 @@ describe('lasting rules in the browser', () => {
     await chat.waitForText('Not run.');
   });
 
+  it('offers Review, not Allow, in Waiting for you and no Allow all for a call a deny rule asked about; Deny stays, and Review opens its card with why', async () => {
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      await client.trpc.rules.add.mutate({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', reason: 'no deleting' });
+    } finally {
+      await client.close();
+    }
+    // `rm` stands in a word given to `echo`: the deny rule cannot tell whether it catches the line, so it is asked.
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo rm x' } }, { name: 'terminal', arguments: { command: 'echo plain' } }] }, { text: 'Both denied.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('Say rm');
+    const [asked, plain] = [chat.card(0), chat.card(1)];
+    await chat.waitForStatus(asked, 'Waiting for your decision');
+    await chat.waitForStatus(plain, 'Waiting for your decision');
+    await asked.getByTestId('rule-asked').waitFor();
+
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    const inList = (verb: string, command: string) => waiting.getByRole('button', { name: `${verb} terminal “${command}” in Say rm`, exact: true });
+    await inList('Allow', 'echo plain').waitFor();
+    await inList('Review', 'echo rm x').waitFor();
+    expect(await inList('Allow', 'echo rm x').count()).toBe(0);
+    expect(await inList('Deny', 'echo rm x').count()).toBe(1);
+    const bar = page.getByRole('region', { name: 'Waiting tool calls' });
+    expect(await bar.getByRole('button', { name: 'Allow all', exact: true }).isDisabled()).toBe(true);
+    expect(await bar.getByRole('note').filter({ hasText: 'Allow all is off: a deny rule asked about one of them' }).count()).toBe(1);
+
+    await inList('Review', 'echo rm x').click();
+    await vi.waitFor(async () => expect(await asked.evaluate((card) => card.contains(document.activeElement))).toBe(true), { timeout: 10_000 });
+    await chat.button(asked, 'Deny terminal').click();
+    await chat.button(plain, 'Deny terminal').click();
+    await chat.waitForText('Both denied.');
+  });
+
   it("trusts the workspace file's content as shown, asks again once the file changes until the new content is trusted, and shows an invalid file's problems", async () => {
     const rulesFile = join(suite.airlock.workspace, '.airlock', 'rules.json');
     const writeRules = (rules: unknown[]) => writeFile(rulesFile, JSON.stringify({ version: 1, rules }));

@@ -161,6 +161,15 @@ describe('chatReducer', () => {
     ]);
   });
 
+  it('marks for Allow all the undecided calls a deny rule asked about, which only their cards may allow', () => {
+    const asked: LoopEvent = { ...toolStart('c1'), askedBecause: { ruleId: 'rule_rm', reason: 'A deny rule may catch this call' }, exactGrantsOnly: true } as LoopEvent;
+    const state = fold([asked, toolStart('c2')]);
+    expect(undecidedCalls(state).map((call) => [call.toolCallId, call.exactGrantsOnly])).toStrictEqual([
+      ['c1', true],
+      ['c2', undefined],
+    ]);
+  });
+
   it('notes a run that did not end normally', () => {
     const state = fold([{ type: 'run-end', runId: RUN, reason: 'error', error: 'model unreachable' }]);
     expect(state.items.at(-1)).toStrictEqual({ kind: 'run-end', key: `end:${RUN}`, runId: RUN, reason: 'error', error: 'model unreachable' });

@@ -146,7 +146,8 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
       const started: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
       const { tool, askedBecause } = event;
       const gated = event.approvalId === '' ? {} : { approvalId: event.approvalId };
-      const call: ToolCallView = { ...started, ...gated, ...(tool === undefined ? {} : { tool }), ...(askedBecause === undefined ? {} : { askedBecause }) };
+      const exact = event.exactGrantsOnly === true ? { exactGrantsOnly: true as const } : {};
+      const call: ToolCallView = { ...started, ...gated, ...(tool === undefined ? {} : { tool }), ...(askedBecause === undefined ? {} : { askedBecause }), ...exact };
       const next: RunView = { ...run, announcing: joinsBatch, startedAtTurn: joinsBatch ? run.startedAtTurn : key };
       return settleTurns({ ...state, items: [...state.items, { kind: 'tool', key, call }], run: next }, next);
     }
@@ -299,7 +300,8 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           // The tool as the call was put up; a row written before the ledger kept it has none (the card reads the tool list).
           const tool = record?.tool ?? null;
           const gated = record === undefined || record.approvalId === '' ? {} : { approvalId: record.approvalId };
-          const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, ...gated, arguments: call.arguments, state };
+          const exact = record?.exactGrantsOnly === true ? { exactGrantsOnly: true as const } : {};
+          const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, ...gated, ...exact, arguments: call.arguments, state };
           items.push({ kind: 'tool', key, call: { ...view, ...(edited === null ? {} : { editedArguments: edited }), ...(cut === null ? {} : { cut }), ...(tool === null ? {} : { tool }) } });
         }
         return;

@@ -71,6 +71,23 @@ describe('PendingBar when the waiting calls change under it', () => {
   });
 });
 
+describe('PendingBar with a call a deny rule asked about', () => {
+  it('offers no Allow all, says why, and still denies them all', () => {
+    const decideAll = vi.fn();
+    const asked: ToolCallView = { ...waitingCall('x'), exactGrantsOnly: true };
+    const calls = [asked, waitingCall('y')];
+    render(<PendingBar tools={NO_TOOLS} calls={calls} onDecideAll={decideAll} />);
+    wait(ARMING_MS);
+    const allowAll = screen.getByRole('button', { name: 'Allow all' });
+    expect(allowAll.hasAttribute('disabled') || allowAll.getAttribute('aria-disabled') === 'true').toBe(true);
+    aimAndClick(allowAll);
+    expect(decideAll).not.toHaveBeenCalled();
+    screen.getByText('Allow all is off: a deny rule asked about one of them (its card says why). Read its card and decide it there.');
+    aimAndClick(screen.getByRole('button', { name: 'Deny all' }));
+    expect(decideAll.mock.calls).toStrictEqual([['deny', calls]]);
+  });
+});
+
 describe('PendingBar notes', () => {
   it('says that a waiting call has an argument its tool, as listed, does not declare, as its card marks it', () => {
     const deploy: ToolInfo = {

@@ -30,6 +30,8 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
   const waiting = calls.filter((call) => call.state.status === 'awaiting-decision');
   // Allow all would run a call being edited as the model proposed it, dropping the edit.
   const editing = waiting.some((call) => call.state.status === 'awaiting-decision' && heldEdits.has(call.state.approvalId));
+  // A call a deny rule asked about is allowed only on its card, where it says why it is asked.
+  const askedByDenyRule = waiting.filter((call) => call.exactGrantsOnly === true).length;
   const decides = JSON.stringify(waiting.map((call) => call.key).sort());
   const decideAll = (decision: 'allow' | 'deny') => {
     setIgnoredClick(null);
@@ -49,7 +51,7 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>
-      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0 || editing} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
+      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0 || editing || askedByDenyRule > 0} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
         Allow all
       </SteadyButton>
       <SteadyButton className="btn btn-deny" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('deny')} onUnsteadyClick={setIgnoredClick}>
@@ -64,6 +66,13 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
       {editing && (
         <p className="detail" role="note">
           Allow all is off while you edit one of them: allow your edit on its card, or cancel it.
+        </p>
+      )}
+      {askedByDenyRule > 0 && (
+        <p className="detail" role="note">
+          {askedByDenyRule === 1
+            ? 'Allow all is off: a deny rule asked about one of them (its card says why). Read its card and decide it there.'
+            : `Allow all is off: a deny rule asked about ${askedByDenyRule} of them (their cards say why). Read their cards and decide them there.`}
         </p>
       )}
       {withUndeclared > 0 && (

@@ -91,6 +91,11 @@ export interface ToolCallView {
    */
   askedBecause?: AskedBecause;
   /**
+   * A deny rule could not tell the call from one it denies, so only a grant for its exact arguments releases it (its
+   * tool-start's or ledger row's `exactGrantsOnly`): it is allowed only on its card, which says why it is asked.
+   */
+  exactGrantsOnly?: true;
+  /**
    * This tab's "Always allow" was applied as an allow, but its grant or lasting rule could not be saved: why, as the
    * server said (`alwaysNotSaved`). A call like it will be asked again.
    */

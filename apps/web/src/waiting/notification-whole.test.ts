@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { notificationShowsWhole } from './use-decision-notifications';
+import { notificationOffersAllow, notificationShowsWhole } from './use-decision-notifications';
 
 vi.mock('../lib/trpc', () => ({ trpc: {} }));
 
@@ -18,5 +18,12 @@ describe('a decision notification', () => {
     expect(notificationShowsWhole(call('x__create_pull_request_review'))).toBe(false);
     expect(notificationShowsWhole(call('hostile__archive_project_documents_and_purge_originals'))).toBe(false);
     expect(notificationShowsWhole(call('hostile__delete_all_customer_records_from_the_database_for_real'))).toBe(false);
+  });
+
+  it('offers no Allow for a call a deny rule asked about, short as it is: only its card says why it is asked', () => {
+    expect(notificationOffersAllow(call('hostile__archive'))).toBe(true);
+    expect(notificationOffersAllow({ ...call('hostile__archive'), exactGrantsOnly: true })).toBe(false);
+    expect(notificationOffersAllow({ ...call('hostile__archive'), exactGrantsOnly: false })).toBe(true);
+    expect(notificationOffersAllow(call('hostile__delete_all_customer_records_from_the_database_for_real'))).toBe(false);
   });
 });

@@ -94,10 +94,10 @@ export function useDecisionNotifications({ enabled, waiting, connected, decide, 
       handleNotificationClicks(async (click) => {
         const { waiting, connected, show, decide } = latest.current;
         const approval = waiting.find((candidate) => candidate.approvalId === click.approvalId);
-        // An Allow counts only for a call this tab still lists and whose notification showed all of it, and whose card
-        // holds no edit in any tab of this browser (it would run the proposal and drop the edit): the worker hands the
-        // click to one tab, not always the one that showed the notification or holds the edit.
-        const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval) || heldEdits.heldInAnyTab(approval.approvalId));
+        // An Allow counts only for a call this tab still lists, that its notification could offer Allow for, and whose
+        // card holds no edit in any tab of this browser (it would run the proposal and drop the edit): the worker hands
+        // the click to one tab, not always the one that showed the notification or holds the edit.
+        const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationOffersAllow(approval) || heldEdits.heldInAnyTab(approval.approvalId));
         if (click.action === 'open' || allowUnseen) {
           window.focus();
           show(click);
@@ -209,11 +209,12 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
   const title = `${TITLE_START}${visiblePlainText(approval.toolName)}`;
   const preview = callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema });
   const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
-  const whole = notificationShowsWhole(approval);
+  const allows = notificationOffersAllow(approval);
   const data = { approvalId: approval.approvalId, sessionId: approval.sessionId };
   if (worker !== null) {
-    // Allow only where the body holds the whole call; otherwise the person reviews it on its card first.
-    const first = whole ? { action: 'allow', title: 'Allow' } : { action: 'open', title: 'Review' };
+    // Allow only where the body holds the whole call and nothing on its card is left unsaid; otherwise the person
+    // reviews it on its card first.
+    const first = allows ? { action: 'allow', title: 'Allow' } : { action: 'open', title: 'Review' };
     const actions = supportsActions() ? [first, { action: 'deny', title: 'Deny' }] : [];
     await worker.showNotification(title, { body, tag: approval.approvalId, data, requireInteraction: true, ...{ actions } }).catch(() => undefined);
     return null;
@@ -225,6 +226,14 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
     show(data);
   };
   return notification;
+}
+
+/**
+ * Whether a notification may offer Allow for the call: it shows all of it, and no deny rule asked about it (why it
+ * asked is said on its card, not in a notification).
+ */
+export function notificationOffersAllow(approval: Pick<WaitingApproval, 'toolName' | 'arguments' | 'tool' | 'inputSchema' | 'exactGrantsOnly'>): boolean {
+  return approval.exactGrantsOnly !== true && notificationShowsWhole(approval);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { visibleArguments } from '@airlock/core';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import type * as Core from '@airlock/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WaitingApproval } from './use-waiting-approvals';
@@ -146,6 +146,23 @@ describe('WaitingList', () => {
     expect(['a', 'b', 'c'].map((id) => item(id).querySelector('.btn-allow') !== null)).toStrictEqual([false, true, false]);
     expect(item('a').querySelector('.waiting-preview')?.textContent).toBe('to: #ops');
     expect(item('a').querySelector('button[aria-label^="Review"]')).not.toBeNull();
+  });
+
+  it('offers Review, not Allow, for a call a deny rule asked about, and Deny still: only its card says why it is asked', () => {
+    const onDecide = vi.fn();
+    const onOpen = vi.fn();
+    const asked = { ...waiting('a', 'print(1)'), exactGrantsOnly: true };
+    render(<WaitingList approvals={[asked, waiting('b', 'print(2)')]} sending={new Set()} onDecide={onDecide} onOpen={onOpen} />);
+    const item = (id: string) => document.querySelector<HTMLElement>(`[data-approval-id="${id}"]`)!;
+    expect(['a', 'b'].map((id) => [...item(id).querySelectorAll('.waiting-actions button')].map((button) => button.textContent))).toStrictEqual([
+      ['Review…', 'Deny'],
+      ['Allow', 'Deny'],
+    ]);
+    const review = screen.getByRole('button', { name: 'Review python “print(1)” in big chat' });
+    expect(review.getAttribute('title')).toBe('A deny rule asked about this call: read why on its card and decide there');
+    fireEvent.click(review);
+    expect(onOpen.mock.calls).toStrictEqual([[asked]]);
+    expect(onDecide).not.toHaveBeenCalled();
   });
 
   it('names the MCP server of each call, as the card does: two servers may give tools one name', () => {

@@ -23,8 +23,8 @@ export interface WaitingListProps {
  * Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. A call whose
  * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown; so is
  * one holding an argument its tool's schema does not declare (the card marks it), one whose tool may run with defaults
- * it does not show (the card says why), and one whose card holds an edit (an Allow here would run the proposal, not
- * the edit).
+ * it does not show (the card says why), one whose card holds an edit (an Allow here would run the proposal, not
+ * the edit), and one a deny rule asked about (its card says why; the list does not).
  */
 export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingListProps) {
   if (approvals.length === 0) return null;
@@ -51,6 +51,7 @@ interface WaitingItemProps extends Pick<WaitingListProps, 'onDecide' | 'onOpen'>
 function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const edited = useHeldEdits().has(approval.approvalId);
+  const askedByDenyRule = approval.exactGrantsOnly === true;
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
   const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema, unshownDefaults: approval.tool?.unshownDefaults }), [approval.approvalId, approval.inputSchema]);
   const toolName = useMemo(() => toVisibleText(approval.toolName, { singleLine: true }), [approval.toolName]);
@@ -82,7 +83,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
         </span>
       </button>
       <div className="waiting-actions">
-        {preview.whole && !edited ? (
+        {preview.whole && !edited && !askedByDenyRule ? (
           <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} aria-describedby={previewId} onClick={() => decide('allow')} onUnsteadyClick={setIgnoredClick}>
             Allow
           </SteadyButton>
@@ -92,7 +93,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
             className="btn btn-small"
             aria-label={`Review ${where}`}
             aria-describedby={previewId}
-            title={edited ? 'You are editing this call on its card: allow your edit there' : 'Not all of this call fits here: allow it from its card'}
+            title={reviewReason(edited, askedByDenyRule)}
             onClick={() => onOpen(approval)}
           >
             Review…
@@ -105,4 +106,11 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
       {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
     </li>
   );
+}
+
+/** Why a waiting call offers Review, not Allow: the most pressing reason, as its button's title. */
+function reviewReason(edited: boolean, askedByDenyRule: boolean): string {
+  if (askedByDenyRule) return 'A deny rule asked about this call: read why on its card and decide there';
+  if (edited) return 'You are editing this call on its card: allow your edit there';
+  return 'Not all of this call fits here: allow it from its card';
 }
