@@ -290,8 +290,14 @@ export class RuleBook implements RuleService {
     return this.statusOf(file);
   }
 
+  /**
+   * Called once the store has deleted the chat with its rules. The other instances are told to read the rules again
+   * (whether or not this one held any of the chat's: one may have been added through another just now), so that a new
+   * chat of the same id is not allowed what the deleted chat's rules allowed.
+   */
   forgetSession(sessionId: string): void {
     for (const [id, kept] of this.kept) if (kept.rule.scope.kind === 'chat' && kept.rule.scope.sessionId === sessionId) this.kept.delete(id);
+    this.changed();
   }
 
   private async countHit(ruleId: string): Promise<void> {
