@@ -355,7 +355,7 @@ describe('one client\'s watches and changes', () => {
       () => undefined,
       (cause: unknown) => cause,
     );
-    expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe('TOO_MANY_REQUESTS: limit exceeded: at most 4 sessions watches open at once per connection');
+    expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe('TOO_MANY_REQUESTS: limit exceeded: at most 4 watches of the chat list open at once per connection');
     for (const { subscription } of [...kept, refused]) subscription.unsubscribe();
   });
 

@@ -266,7 +266,7 @@ export class ConnectionState implements SubscriptionPlaces {
    * when the connection holds MAX_WATCHES_PER_KIND of the kind or its most subscriptions. Given back with releaseWatch.
    */
   takeWatch(kind: WatchKind): void {
-    if (this.watches[kind] >= MAX_WATCHES_PER_KIND) throw new LimitExceededError(`${kind} watches open at once per connection`, MAX_WATCHES_PER_KIND);
+    if (this.watches[kind] >= MAX_WATCHES_PER_KIND) throw new LimitExceededError(`watches of the ${kind === 'sessions' ? 'chat list' : 'settings'} open at once per connection`, MAX_WATCHES_PER_KIND);
     this.takeSubscription();
     this.watches[kind]++;
   }

@@ -44,7 +44,7 @@ describe('watches per connection', () => {
       sessions.push(watch);
     }
     const over = (await caller.sessions.watch())[Symbol.asyncIterator]();
-    await expect(over.next()).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS', message: `limit exceeded: at most ${MAX_WATCHES_PER_KIND} sessions watches open at once per connection` });
+    await expect(over.next()).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS', message: `limit exceeded: at most ${MAX_WATCHES_PER_KIND} watches of the chat list open at once per connection` });
     expect(connection.openSubscriptions).toBe(MAX_WATCHES_PER_KIND);
 
     for (let n = 0; n < MAX_WATCHES_PER_KIND; n++) {

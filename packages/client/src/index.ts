@@ -32,6 +32,8 @@ export type { LoopEvent, LoopEventOf } from '@airlock/core';
 export { reasonParts, type Reason, type ReasonPart, type ShownReason } from '@airlock/core';
 /** The most characters of a deny's reason the server takes; a longer one is refused (`BAD_REQUEST`). */
 export { MAX_REASON_LENGTH } from '@airlock/core';
+/** The most characters of a message the server takes to start a run; a longer one is refused (`BAD_REQUEST`). */
+export { MAX_MESSAGE_LENGTH } from '@airlock/core';
 /** How every client shows what a model or a tool wrote: hidden, reordering and look-alike characters as `\u{…}` escapes. */
 export { toVisibleText, visibleTextString, visibleArguments, type VisibleText } from '@airlock/core';
 /** What every card says of a call whose tool may run with defaults its arguments do not show (a tool-start's `tool.unshownDefaults`). */
