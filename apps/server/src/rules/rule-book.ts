@@ -292,8 +292,8 @@ export class RuleBook implements RuleService {
 
   /**
    * Called once the store has deleted the chat with its rules. The other instances are told to read the rules again
-   * (whether or not this one held any of the chat's: one may have been added through another just now), so that a new
-   * chat of the same id is not allowed what the deleted chat's rules allowed.
+   * (whether or not this one held any of the chat's: one may have been added through another just now), so that no
+   * rule of the deleted chat lists or decides anything for a new chat of the same id.
    */
   forgetSession(sessionId: string): void {
     for (const [id, kept] of this.kept) if (kept.rule.scope.kind === 'chat' && kept.rule.scope.sessionId === sessionId) this.kept.delete(id);
