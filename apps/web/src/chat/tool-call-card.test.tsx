@@ -426,6 +426,25 @@ describe('ToolCallCard keys', () => {
     expect(card.textContent).not.toContain('any key stops it');
   });
 
+  it('closes the "Always allow" question once the focus leaves the card for the page: a y typed when it comes back grants nothing', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    card.focus();
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    expect(screen.queryByRole('group', { name: 'Confirm Always allow terminal' })).not.toBeNull();
+    // The person clicked into the message box, then came back to the card (a click on its text, Alt+N).
+    act(() => box.focus());
+    expect(screen.queryByRole('group', { name: 'Confirm Always allow terminal' })).toBeNull();
+    card.focus();
+    fireEvent.keyDown(card, { key: 'y' });
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([]);
+    expect(document.activeElement).toBe(box);
+  });
+
   it('takes "explain…" and "run it…" for typing: e and r open nothing when a letter follows, and the typing goes to the message box', () => {
     vi.useFakeTimers();
     const decided: unknown[] = [];

@@ -251,12 +251,15 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   };
   /**
    * The focus leaving the card stops a key's decision not yet sent: keys typed elsewhere (the message box the person
-   * clicked into) never reach the card to stop it.
+   * clicked into) never reach the card to stop it. Left for another place of the page, it closes the "Always allow"
+   * question too: the person turned to something else, and a `y` typed once the focus comes back (a click on the
+   * card's text, Alt+N) would grant. Another window taking the focus leaves the question as it was.
    */
   const onBlur = (event: FocusEvent<HTMLElement>) => {
     if (event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget)) return;
     dropKeyed();
     taken.current = '';
+    if (event.relatedTarget !== null || document.hasFocus()) setConfirmAlways(false);
   };
   const closeConfirm = () => {
     taken.current = '';
