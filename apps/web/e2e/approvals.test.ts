@@ -47,6 +47,21 @@ describe('approving tool calls in the browser', () => {
     expect(await suite.airlock.runCount()).toBe(0);
   });
 
+  it('denies with the reason typed when Enter is pressed in the reason box', async () => {
+    suite.airlock.model.enqueue(runTerminal, { text: 'Understood, not run.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Say hello from the shell');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await chat.button(card, 'Deny with reason…').click();
+    await card.getByRole('textbox', { name: 'Reason, passed to the model' }).fill('not today');
+    await card.getByRole('textbox', { name: 'Reason, passed to the model' }).press('Enter');
+    await chat.waitForStatus(card, 'Denied');
+    await card.getByText('Your reason: not today').waitFor();
+    await chat.waitForText('Understood, not run.');
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+
   it('runs the identical call again without asking after Always allow, until revoked', async () => {
     suite.airlock.model.enqueue(runTerminal, { text: 'First run done.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);

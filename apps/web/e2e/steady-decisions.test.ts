@@ -109,11 +109,13 @@ describe('decision buttons and a finger', () => {
     // first, so the transcript, kept at its bottom, scrolls on by as much.
     await tapOn(page, second.getByRole('button', { name: 'Deny with reason…', exact: true }));
     await second.getByRole('textbox').fill('not this one: '.repeat(140));
-    await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+    // "Deny with this reason" is a decision button too: it takes a tap once it has stood still a moment.
+    const denyWithReason = second.getByRole('button', { name: 'Deny with this reason', exact: true });
+    for (const button of [allow, denyWithReason]) await vi.waitFor(async () => expect(await button.isEnabled()).toBe(true), { timeout: 10_000 });
 
     // Time stands still in the tab from just before the denial, and goes on a millisecond at a time until the
     // transcript has followed the grown card to the bottom, sliding the first Allow up.
-    const after = await slideWithTimeHeld(page, allow, 'up', () => tapOn(page, second.getByRole('button', { name: 'Deny with this reason', exact: true })));
+    const after = await slideWithTimeHeld(page, allow, 'up', () => tapOn(page, denyWithReason));
     // A finger coming down where Allow now is, within its first moments there (aimed at what was there before).
     await tapJustSlidThenStill(tab, after);
     await chat.waitForStatus(first, 'Done');

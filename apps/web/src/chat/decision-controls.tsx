@@ -83,7 +83,7 @@ export function DecisionControls({
 
   const denyWithReason = (event: FormEvent) => {
     event.preventDefault();
-    if (!busy) onDecide({ decision: 'deny', reason });
+    if (!busy) decide({ decision: 'deny', reason });
   };
 
   return (
@@ -154,9 +154,11 @@ export function DecisionControls({
               autoFocus={reasonAsked}
             />
           </label>
-          <button type="submit" className="btn btn-deny" disabled={busy}>
+          {/* Not a submit button: a click meant for what was there before the box opened must not deny. Enter in the
+              box, its one field, still does. */}
+          <SteadyButton className="btn btn-deny" disabled={busy} onClick={() => !busy && decide({ decision: 'deny', reason })} onUnsteadyClick={setIgnoredClick}>
             Deny with this reason
-          </button>
+          </SteadyButton>
           <span className="muted counter">
             {reason.length}/{MAX_REASON_LENGTH}
           </span>

@@ -8,6 +8,7 @@ import { FocusComposerContext } from './current-session';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
 import { tabDecisions } from './tab-decisions';
+import { ARMING_MS } from '../lib/steady-button';
 import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
 import type { ToolCallState, ToolCallView } from './tool-call-state';
 
@@ -248,6 +249,25 @@ describe('ToolCallCard decisions', () => {
     expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', clientLabel: 'web', always: true });
     expect(screen.getByRole('alert').textContent).toBe('No answer came to your decision (WebSocket closed). Check the connection and try again.');
     expect((decisionButtons().always as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('takes no click on "Deny with this reason" in its first moments on screen, as on Deny: one meant for what was there lands on nothing', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame', 'performance', 'Date'] });
+    const send = vi.fn<SendConfirm>(async () => ({ resolved: true, status: 'resolved', decision: 'deny' }));
+    render(<Harness call={view(awaiting)} send={send} />);
+    fireEvent.click(decisionButtons().denyWithReason);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Reason, passed to the model' }), { target: { value: 'not now' } });
+    const submit = screen.getByRole('button', { name: 'Deny with this reason' });
+    fireEvent.pointerMove(submit, { pointerType: 'mouse' });
+    fireEvent.click(submit, { detail: 1 });
+    expect(send).not.toHaveBeenCalled();
+    act(() => {
+      vi.advanceTimersByTime(ARMING_MS);
+    });
+    fireEvent.pointerMove(submit, { pointerType: 'mouse' });
+    await act(async () => fireEvent.click(submit, { detail: 1 }));
+    expect(send.mock.calls).toStrictEqual([[{ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'deny', clientLabel: 'web', reason: 'not now' }]]);
+    vi.useRealTimers();
   });
 
   it('sends a deny with the typed reason', async () => {
