@@ -69,6 +69,10 @@ interface PendingCall {
 }
 
 /** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
+/** The finish reasons that say an answer is not whole (see OpenAIChunkReader.cutOff). */
+const CUT_OFF_REASONS = ['length', 'content_filter', 'abort', 'error'] as const;
+type CutOffReason = (typeof CUT_OFF_REASONS)[number];
+
 export class MalformedChunkError extends Error {
   override readonly name = 'MalformedChunkError';
 }
@@ -164,11 +168,13 @@ export class OpenAIChunkReader {
   }
 
   /**
-   * Why the server cut the answer off, if it did: at its length limit (`finish_reason: "length"`) or by its content
-   * filter (`"content_filter"`). A call in such an answer may have lost the end of its arguments.
+   * Why the server cut the answer off, if it did: at its length limit (`finish_reason: "length"`), by its content
+   * filter (`"content_filter"`), or as the request was stopped or failed there (`"abort"`, `"error"`, which some
+   * servers send). A call in such an answer may have lost the end of its arguments.
    */
-  get cutOff(): 'length' | 'content_filter' | undefined {
-    return this.finishReason === 'length' || this.finishReason === 'content_filter' ? this.finishReason : undefined;
+  get cutOff(): CutOffReason | undefined {
+    const reason = this.finishReason;
+    return reason !== undefined && (CUT_OFF_REASONS as readonly string[]).includes(reason) ? (reason as CutOffReason) : undefined;
   }
 
   /** The assembled tool calls and the finish part. */

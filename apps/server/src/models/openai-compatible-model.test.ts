@@ -377,6 +377,17 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} cut the answer off by its content filter (finish_reason "content_filter"), so it is incomplete`);
   });
 
+  it.each(['abort', 'error'])('ends a turn its server ended with finish_reason "%s" with a ModelError that says so, the call cut off in it not run', async (reason) => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'Cleaning up', toolCalls: [{ id: 'call_a', name: 'terminal', arguments: '{"command":"rm -rf /home/me/project/bu' }], finishReason: reason });
+
+    const parts: ModelPart[] = [];
+    const error = await failure(model().stream(hello, new AbortController().signal), parts);
+
+    expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Cleaning up' }]);
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} ended the answer with finish_reason "${reason}" (the request was stopped or failed there), so it is incomplete`);
+  });
+
   describe('a server that does not stream', () => {
     const completion = (message: Record<string, unknown>, finishReason: string) =>
       JSON.stringify({

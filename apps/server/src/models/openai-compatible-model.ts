@@ -227,6 +227,9 @@ export class OpenAICompatibleModel implements ChatModel {
     if (reader.cutOff === 'content_filter') {
       throw new ModelError(this.label, `the model server at ${where} cut the answer off by its content filter (finish_reason "content_filter"), so it is incomplete`);
     }
+    if (reader.cutOff !== undefined) {
+      throw new ModelError(this.label, `the model server at ${where} ended the answer with finish_reason "${reader.cutOff}" (the request was stopped or failed there), so it is incomplete`);
+    }
     yield* reader.finish();
   }
 }
