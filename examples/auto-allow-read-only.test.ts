@@ -416,6 +416,25 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(example.stderr).toContain('taken, but not as given: deny stood (rule)');
   });
 
+  it('asks about a read-only call a deny rule asked about, saying why, rather than allow it by its read-only rule', async () => {
+    await using fake = await startFakeOpenAIServer();
+    // Read-only as it says of itself; a command deny rule cannot read a line from it, so it asks.
+    const terminal = recordingTool('terminal');
+    const workspace = await mkdtemp(join(tmpdir(), 'airlock-example-rules-'));
+    await using _workspace = { [Symbol.asyncDispose]: () => rm(workspace, { recursive: true, force: true }) };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool], rulesWorkspace: workspace });
+    await airlock.rules!.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }] }, { text: 'Not run.' });
+    await using example = runExample(airlock, ['--session', 's-asked', 'tidy up']);
+    await example.shows('allow?');
+    example.answer('not that');
+    expect(await example.exited, example.stderr).toBe(0);
+
+    expect(terminal.calls).toStrictEqual([]);
+    expect(example.stderr).toContain('⚠ Why you are asked: A deny rule applies');
+    expect(example.ledger()).toStrictEqual([expect.objectContaining({ toolName: 'terminal', decision: 'deny', by: 'person', reason: 'not that', status: 'resolved' })]);
+  });
+
   it('logs a decision the server did not take, saying why, and ends on one line', async () => {
     await using fake = await startFakeOpenAIServer();
     const terminal = recordingTool('terminal', { executesCode: true });

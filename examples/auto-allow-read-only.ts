@@ -1,5 +1,6 @@
 // Sends one message to a running Airlock server and decides its tool calls: read-only tools that stay on this machine
-// (by the annotations the server lists) are allowed at once, anything else is asked on stdin. Every decision that
+// (by the annotations the server lists) are allowed at once, unless a deny rule asked about the call (its card says
+// why); anything else is asked on stdin. Every decision that
 // stood is written as one JSON line to the ledger (stdout, or --ledger <file>); the answer goes to stderr. What the
 // model wrote is printed with every control, bidi and invisible character as a \u{…} escape, behind a "┃ " gutter on
 // every row (the example wraps it to the terminal's width itself), and a card's rows behind a "│ " gutter.
@@ -18,6 +19,7 @@ import {
   LinkCodeError,
   MAX_REASON_LENGTH,
   parseStartupLink,
+  reasonParts,
   resolveStartupLink,
   serverCode,
   shownAddress,
@@ -35,6 +37,7 @@ import {
   type ConfirmResult,
   type DecideInput,
   type LoopEventOf,
+  type ShownReason,
   type StartupLink,
   type ToolInfo,
   type VisibleText,
@@ -217,7 +220,15 @@ function card(call: LoopEventOf<'tool-start'>): string {
   const server = source?.startsWith('mcp:') === true ? `  MCP · ${visibleTextString(toVisibleText(source.slice('mcp:'.length), { singleLine: true }))}` : '';
   const unshown = call.tool?.unshownDefaults;
   const defaults = unshown === undefined ? '' : `⚠ ${unshownDefaultsNote(unshown)}\n`;
-  return `\n⏺ ${visible(call.toolName)}${server}\n${Rows.of(GUTTER, json)}${warning}${undeclaredLines(call)}${defaults}`;
+  const asked = call.askedBecause === undefined ? '' : `⚠ Why you are asked: ${reasonText(call.askedBecause.reason)}.\n`;
+  return `\n⏺ ${visible(call.toolName)}${server}\n${Rows.of(GUTTER, json)}${warning}${undeclaredLines(call)}${defaults}${asked}`;
+}
+
+/** A rule's reason on one line: the server's words as they are, a call's or a rule's words as code, free text quoted, each escaped. */
+function reasonText(reason: ShownReason): string {
+  return reasonParts(reason)
+    .map((part) => ('text' in part ? visible(part.text) : 'code' in part ? `\`${visibleTextString(toVisibleText(part.code, { singleLine: true }))}\`` : `“${visibleTextString(toVisibleText(part.quote, { singleLine: true }))}”`))
+    .join('');
 }
 
 const USAGE = 'usage: AIRLOCK_URL=<start-up link or URL> [AIRLOCK_TOKEN=… | AIRLOCK_TOKEN_FILE=…] auto-allow-read-only.ts [--ledger file] [--session id] <message>';
@@ -446,7 +457,9 @@ try {
     // Decided in another client before its turn here: not asked about.
     if (entry.decided !== undefined) return settle(entry);
     const { call } = entry;
-    const choice = autoAllowed(byName.get(call.toolName)) ? ({ decision: 'allow', by: 'read-only rule' } as const) : await ask(call);
+    // A call a deny rule asked about (it could not tell whether it catches it) is the person's to decide, read-only or not.
+    const readOnly = autoAllowed(byName.get(call.toolName)) && call.exactGrantsOnly !== true;
+    const choice = readOnly ? ({ decision: 'allow', by: 'read-only rule' } as const) : await ask(call);
     if (choice === undefined) return settle(entry);
     entry.choice = choice;
     const input: DecideInput =
