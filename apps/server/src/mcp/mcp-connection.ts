@@ -97,7 +97,7 @@ export class McpConnection {
   #transport: BoundedRequestsTransport | undefined;
   #definitionsKey = '';
   #tools: readonly AnyTool[] = [];
-  #refreshing: { client: Client; done: Promise<void> } | undefined;
+  #refreshing: Refreshing | undefined;
   #refreshAgain = false;
   #stderrTail = '';
   /** Why this connection closed the client itself, for the restart's reason. */
@@ -211,7 +211,8 @@ export class McpConnection {
     });
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
-      await this.#refresh(client);
+      // The first listing, read again for each change the server announces meanwhile, ends within the timeout too.
+      await this.#refresh(client, Date.now() + connectTimeoutMs);
     } catch (error) {
       if (this.#client === client) {
         this.#client = undefined;
@@ -342,26 +343,35 @@ export class McpConnection {
     if (failure !== undefined && !this.#closed) this.#scheduleRestart(failure);
   }
 
-  /** Lists the tools again; concurrent calls for the same client share one listing, rerun once if asked meanwhile. */
-  #refresh(client: Client): Promise<void> {
-    if (this.#refreshing?.client === client) {
+  /**
+   * Lists the tools again; concurrent calls for the same client share one listing, rerun once if asked meanwhile. With
+   * `deadline`, the listing and its reruns end by then: a server that announced a change during each listing had the
+   * first one read for ever, start-up waiting for it.
+   */
+  #refresh(client: Client, deadline?: number): Promise<void> {
+    const joined = this.#refreshing?.client === client ? this.#refreshing : undefined;
+    if (joined !== undefined) {
       this.#refreshAgain = true;
-      return this.#refreshing.done;
+      if (deadline !== undefined) joined.deadline = Math.min(joined.deadline, deadline);
+      return joined.done;
     }
-    const done = (async () => {
+    const refreshing: Refreshing = { client, done: Promise.resolve(), deadline: deadline ?? Infinity };
+    this.#refreshing = refreshing;
+    refreshing.done = (async () => {
       try {
+        let again = false;
         do {
           this.#refreshAgain = false;
-          const listing = await this.#listTools(client);
+          const listing = await this.#listTools(client, refreshing.deadline, again);
           if (this.#client !== client) return;
           this.#applyTools(listing);
+          again = true;
         } while (this.#refreshAgain);
       } finally {
-        if (this.#refreshing?.client === client) this.#refreshing = undefined;
+        if (this.#refreshing === refreshing) this.#refreshing = undefined;
       }
     })();
-    this.#refreshing = { client, done };
-    return done;
+    return refreshing.done;
   }
 
   /**
@@ -369,10 +379,11 @@ export class McpConnection {
    * answered each page after 1 s with an endless cursor held start-up for a minute). A tool that cannot be offered (a
    * schema too large…) is left out as its page arrives, and the listing stops at MAX_TOOLS_PER_SERVER tools or
    * MAX_DEFINITION_CHARS_PER_SERVER: what it holds is bounded by what can be offered, not by what the server sends.
+   * `until` ends it sooner (the refresh's own deadline); `again` says it is a rerun asked for by the server.
    */
-  async #listTools(client: Client): Promise<Listing> {
+  async #listTools(client: Client, until: number, again: boolean): Promise<Listing> {
     const { connectTimeoutMs } = this.#options;
-    const deadline = Date.now() + connectTimeoutMs;
+    const deadline = Math.min(Date.now() + connectTimeoutMs, until);
     const listing: Listing = { definitions: [], skipped: [], skippedCount: 0, unread: false };
     const skip = (definition: McpToolDefinition, why: string) => {
       listing.skippedCount += 1;
@@ -383,7 +394,7 @@ export class McpConnection {
     let cursor: string | undefined;
     for (let page = 0; ; page += 1) {
       if (page === MAX_LIST_PAGES) throw new Error(`the server's tool listing went on past ${MAX_LIST_PAGES} pages`);
-      const tooSlow = `the server did not finish listing its tools within ${connectTimeoutMs / 1000} s`;
+      const tooSlow = `the server did not finish listing its tools within ${connectTimeoutMs / 1000} s${again ? ': it said they changed while each listing was read' : ''}`;
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(tooSlow);
       const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: remaining }).catch((error: unknown) => {
@@ -503,6 +514,14 @@ function unusable(definition: McpToolDefinition): string | undefined {
   if (JSON.stringify(definition.inputSchema).length > MAX_SCHEMA_CHARS) return 'input schema too large';
   if (definition.outputSchema !== undefined && JSON.stringify(definition.outputSchema).length > MAX_SCHEMA_CHARS) return 'output schema too large';
   return inputSchemaProblem(definition.inputSchema);
+}
+
+/** The listing being read for a client; a change the server announces meanwhile has it read again. */
+interface Refreshing {
+  client: Client;
+  done: Promise<void>;
+  /** When it and its reruns must have ended; Infinity for none but each listing's own. */
+  deadline: number;
 }
 
 /** One listing of a server's tools: those to offer, and those left out (up to MAX_NAMES_LOGGED named, all counted). */

@@ -95,6 +95,20 @@ describe('bounds on what one server lists', () => {
   });
 });
 
+describe('a server that says its tools changed while each listing of them is read', () => {
+  // Found from outside: each notification had the listing read again, so the first listing never ended and Airlock's
+  // start-up waited for it for ever, the server shown connecting.
+  test('is left unusable once the connect timeout has passed, saying why, and the others start', async () => {
+    await using mcp = manager({ relist: hostileServer('relisting'), good: hostileServer('plain') }, { connectTimeoutMs: 10_000 });
+    await mcp.start();
+    expect(mcp.status()).toStrictEqual([
+      { name: 'relist', transport: 'stdio', state: 'error', error: 'the server did not finish listing its tools within 10 s: it said they changed while each listing was read', toolCount: 0 },
+      { name: 'good', transport: 'stdio', state: 'ready', toolCount: 1, pid: expect.any(Number) },
+    ]);
+    expect(mcp.tools().map((tool) => tool.name)).toStrictEqual(['good__only']);
+  }, 30_000);
+});
+
 describe('a server that floods notifications/progress for a token of no request', () => {
   test('gets one log line for the first and one counting the rest, not one per notification', async () => {
     await using mcp = manager({ flood: hostileServer('progress-flood', { FLOOD_COUNT: '2000' }) });
