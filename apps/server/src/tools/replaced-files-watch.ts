@@ -5,7 +5,7 @@ import { includedConfigFiles } from './git-config-includes';
 import type { HiddenMask } from './hidden-paths';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
 import { configsGitReads, missingGitPaths } from './sandbox/workspace-guards';
-import { readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
+import { nestedGitDirs, readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
 
 /**
  * The files a sandboxed call sees through a mount over the file itself: each hidden file (`/dev/null` bound over it)
@@ -19,7 +19,9 @@ export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[
   const files = hidden.filter((mask) => !mask.folder).map((mask) => mask.path);
   const git = workspaceGitDir(workspace);
   const found = git !== undefined && 'found' in git ? git.found : undefined;
-  const configs = [...(found === undefined ? [] : repositoryConfigFiles(found)), ...includedConfigFiles(workspace, configsGitReads(found))];
+  // The configs of the Git directories of submodules and worktrees kept in `.git` are held read-only too (see openWorkspaceGuards).
+  const nested = found === undefined ? [] : nestedGitDirs(found).flatMap((gitDir) => [path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree')]);
+  const configs = [...(found === undefined ? [] : repositoryConfigFiles(found)), ...nested, ...includedConfigFiles(workspace, configsGitReads(found))];
   // What each config held read-only holds as the call starts, to be put back if the call could write it (see restoreFile).
   const held = new Map<string, HeldContent>();
   for (const config of configs) {

@@ -480,6 +480,22 @@ time.sleep(1)'`,
     );
   });
 
+  test('a call is killed at once when the host replaces the config of a submodule’s Git directory held read-only under it, and the config is put back', async () => {
+    await using workspace = await tempFolder();
+    expect(spawnSync('git', ['init', '-q', workspace.path]).status).toBe(0);
+    const gitDir = path.join(workspace.path, '.git', 'modules', 'sub');
+    expect(spawnSync('git', ['init', '-q', '--bare', gitDir]).status).toBe(0);
+    const config = path.join(gitDir, 'config');
+    const atStart = await readFile(config, 'utf8');
+    const result = await replacedDuringCall(workspace.path, {}, 'echo "[core] fsmonitor = true" >> .git/modules/sub/config 2>/dev/null', async () => {
+      expect(spawnSync('git', ['config', '--file', config, 'user.name', 'Someone']).status).toBe(0);
+    });
+    expect(await readFile(config, 'utf8')).toBe(atStart);
+    expect(await readFile(await keptBeside(config), 'utf8')).toContain('name = Someone');
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain(`${config} was replaced while the call ran`);
+  });
+
   /** The one file kept beside `file` when it was put back (see restoreFile). */
   async function keptBeside(file: string): Promise<string> {
     const names = (await readdir(path.dirname(file))).filter((name) => name.startsWith(`${path.basename(file)}.airlock-kept-`));

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { isStrictlyWithin } from './path-within';
 
@@ -48,6 +48,52 @@ export function workspaceGitDir(workspace: string): { found: WorkspaceGitDir } |
  */
 export function repositoryFolders(git: WorkspaceGitDir): string[] {
   return git.commonDir === undefined || git.commonDir === git.gitDir ? [git.gitDir] : [git.gitDir, git.commonDir];
+}
+
+/** Git directories kept inside the repository's own that nestedGitDirs gives at most, and how deep it looks for them. */
+export const MAX_NESTED_GIT_DIRS = 64;
+const MAX_NESTED_DEPTH = 8;
+
+/**
+ * The Git directories kept inside those of repositoryFolders: a submodule's (`modules/<name>`, a name may hold `/`, and
+ * theirs in turn) and a linked worktree's (`worktrees/<name>`, whose `commondir` sends the person's Git in that
+ * worktree to its config and hooks). The person's `git status` in the workspace runs a submodule's `core.fsmonitor`,
+ * and their Git in the worktree runs what its `commondir` leads to. Real folders only, no link on the way, a folder
+ * holding a `HEAD` counting as one; at most MAX_NESTED_GIT_DIRS, parents before what they hold.
+ */
+export function nestedGitDirs(git: WorkspaceGitDir): string[] {
+  const found: string[] = [];
+  const visit = (folder: string, depth: number, isNamespace: boolean) => {
+    if (found.length >= MAX_NESTED_GIT_DIRS || depth > MAX_NESTED_DEPTH) return;
+    for (const name of realSubfolders(folder)) {
+      if (found.length >= MAX_NESTED_GIT_DIRS) return;
+      const child = path.join(folder, name);
+      if (lstatOrUndefined(path.join(child, 'HEAD'))?.isFile() === true) {
+        found.push(child);
+        visit(path.join(child, 'modules'), depth + 1, true);
+      } else if (isNamespace) {
+        visit(child, depth + 1, true);
+      }
+    }
+  };
+  for (const folder of repositoryFolders(git)) {
+    visit(path.join(folder, 'modules'), 0, true);
+    visit(path.join(folder, 'worktrees'), 0, false);
+  }
+  return [...new Set(found)];
+}
+
+/** The names of the plain folders (no links) in `folder`, sorted; none when it is no plain folder. */
+function realSubfolders(folder: string): string[] {
+  if (lstatOrUndefined(folder)?.isDirectory() !== true) return [];
+  try {
+    return readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /** The files Git may read repository config from: `config` and `config.worktree` of each of repositoryFolders. */

@@ -207,6 +207,38 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readFile(at('.airlock/rules.json'), 'utf8')).toBe('{"version":1,"rules":[]}');
   });
 
+  test('the Git directories of submodules and linked worktrees kept in .git hold their config, hooks and commondir read-only', async () => {
+    await using workspace = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    const gitDirs = ['.git/modules/sub', '.git/modules/sub/modules/inner', '.git/worktrees/feature'];
+    await mkdir(at('.git/hooks'), { recursive: true });
+    await writeFile(at('.git/config'), '[core]\n\tbare = false\n');
+    for (const gitDir of gitDirs) {
+      await mkdir(at(gitDir, 'hooks'), { recursive: true });
+      await writeFile(at(gitDir, 'config'), '[core]\n\tbare = false\n');
+      await writeFile(at(gitDir, 'HEAD'), 'ref: refs/heads/main\n');
+    }
+    await writeFile(at('.git/worktrees/feature/commondir'), '../..\n');
+    await writeFile(at('.git/worktrees/feature/config.worktree'), '');
+    const attempts = [
+      ...gitDirs.flatMap((gitDir) => [`echo '[core] fsmonitor = touch /tmp/pwned' >> ${gitDir}/config`, `touch ${gitDir}/hooks/pre-commit`, `mv ${gitDir} ${gitDir}.old`]),
+      'echo ../../../evil > .git/worktrees/feature/commondir',
+      `echo '[core] fsmonitor = touch /tmp/pwned' >> .git/worktrees/feature/config.worktree`,
+      'mv .git/modules .git/modules.old',
+      'mv .git/worktrees .git/worktrees.old',
+      'touch .git/modules/sub/written',
+    ];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    expect(result.content).toBe('done: touch .git/modules/sub/written\nend\nexit code: 0');
+    for (const gitDir of gitDirs) {
+      expect(await readFile(at(gitDir, 'config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+      expect(await readdir(at(gitDir, 'hooks'))).toStrictEqual([]);
+    }
+    expect(await readFile(at('.git/worktrees/feature/commondir'), 'utf8')).toBe('../..\n');
+    expect(await readFile(at('.git/worktrees/feature/config.worktree'), 'utf8')).toBe('');
+  });
+
   test('a repository without .git/hooks when the call starts: the call cannot make it, and the folder its mask needed is gone after', async () => {
     await using workspace = await tempFolder();
     const setUp = await runTool(terminal(workspace.path), { command: 'git init -q . && rm -rf .git/hooks && echo ready' });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { includedConfigFiles } from '../git-config-includes';
 import { hooksFoldersToKeep, hooksPathFolders } from '../git-hooks-path';
-import { repositoryConfigFiles, repositoryFolders, workspaceGitDir, type WorkspaceGitDir } from '../workspace-git-dir';
+import { nestedGitDirs, repositoryConfigFiles, repositoryFolders, workspaceGitDir, type WorkspaceGitDir } from '../workspace-git-dir';
 import { maskedNow, type MaskedPath } from './missing-git-paths-mask';
 
 /** A path of the workspace mounted from a descriptor this server opened, so that no link swapped in can redirect the mount. */
@@ -58,6 +58,13 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
     for (const folder of folders) guards.push(...foldersHeld(workspace, folder, guards, false));
     for (const folder of folders) {
       for (const entry of IN_GIT_FOLDER) holdReadOnly(guards, path.join(folder, entry.name), entry.folder);
+    }
+    // A submodule's or a linked worktree's Git directory kept in `.git` is run from as `.git` is: the person's `git
+    // status` runs a submodule's `core.fsmonitor`, their Git in the worktree follows its `commondir`. Each held as
+    // `.git` is, the folders on the way bound over themselves so none is renamed away and replaced.
+    for (const nested of nestedGitDirs(git)) {
+      guards.push(...foldersHeld(workspace, nested, guards, false));
+      for (const entry of IN_GIT_FOLDER) holdReadOnly(guards, path.join(nested, entry.name), entry.folder);
     }
   }
   for (const entry of IN_WORKSPACE) {
