@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type * as ChildProcessModule from 'node:child_process';
 import { describe, expect, test, vi } from 'vitest';
-import { MAX_QUEUED_INPUT_BYTES, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
+import { MAX_LINES_PER_TURN, MAX_QUEUED_INPUT_BYTES, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
 
 // Every process this module starts is recorded, and started as usual.
 vi.mock('node:child_process', async (importOriginal) => {
@@ -116,6 +116,39 @@ describe('a server that writes a long line in pieces', () => {
       expect(copied).toBeLessThan(3 * size);
     } finally {
       concat.mockRestore();
+      await transport.close();
+    }
+  });
+});
+
+describe('a server that floods its output with lines', () => {
+  // Found from outside: 13 MiB of empty lines, each read as an error, held Airlock's thread for 45 s.
+  test('has them read in turns, other work running between, every one read and its end told after the last', async () => {
+    const lines = 200_000;
+    const last = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'last' } };
+    const code = `process.stdout.write('\\n'.repeat(${lines}) + ${JSON.stringify(JSON.stringify(last))} + '\\n', () => process.exit(0));`;
+    const transport = new SupervisedStdioTransport({ command: process.execPath, args: ['-e', code], env: {} });
+    const seen: string[] = [];
+    let errors = 0;
+    let errorsWhenOtherWorkRan: number | undefined;
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => {
+        seen.push('close');
+        resolve();
+      };
+    });
+    transport.onmessage = (message) => seen.push(JSON.stringify(message));
+    transport.onerror = () => {
+      errors += 1;
+      if (errors === 1) setImmediate(() => (errorsWhenOtherWorkRan = errors));
+    };
+    try {
+      await transport.start();
+      await closed;
+      expect(errorsWhenOtherWorkRan).toBeLessThanOrEqual(MAX_LINES_PER_TURN);
+      expect(errors).toBe(lines);
+      expect(seen).toStrictEqual([JSON.stringify(last), 'close']);
+    } finally {
       await transport.close();
     }
   });

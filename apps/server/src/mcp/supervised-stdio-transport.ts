@@ -18,6 +18,11 @@ const CLOSE_GRACE_MS = 2_000;
  * is written whatever its size when less than this waits.
  */
 export const MAX_QUEUED_INPUT_BYTES = 16 * 1024 * 1024;
+/**
+ * Lines read from a server in one go: the rest wait, its output paused, until other work has had the thread. Found
+ * from outside: 13 MiB of empty lines, each an error, held Airlock's thread for 45 s.
+ */
+export const MAX_LINES_PER_TURN = 1024;
 
 export interface SupervisedStdioOptions {
   command: string;
@@ -61,6 +66,10 @@ export class SupervisedStdioTransport implements Transport {
   #overflowed = false;
   /** Set once the server wrote a line over the limit: nothing it writes after is read. */
   #unreadable = false;
+  /** Set while lines read wait for their turn (MAX_LINES_PER_TURN), the server's output paused. */
+  #deferred = false;
+  /** The server's end, told once the lines read before it have been. */
+  #closeAfterLines: (() => void) | undefined;
 
   constructor(options: SupervisedStdioOptions) {
     this.#options = options;
@@ -112,7 +121,8 @@ export class SupervisedStdioTransport implements Transport {
           this.#child = undefined;
           this.#stopLeftovers();
           exited();
-          this.onclose?.();
+          if (this.#deferred) this.#closeAfterLines = () => this.onclose?.();
+          else this.onclose?.();
         });
       });
       child.stdin.on('error', (error) => this.onerror?.(error));
@@ -182,7 +192,22 @@ export class SupervisedStdioTransport implements Transport {
   }
 
   #readMessages(): void {
-    for (;;) {
+    if (this.#deferred) return;
+    for (let read = 0; ; read++) {
+      if (read === MAX_LINES_PER_TURN) {
+        this.#deferred = true;
+        this.#child?.stdout.pause();
+        setImmediate(() => {
+          this.#deferred = false;
+          this.#readMessages();
+          if (this.#deferred) return;
+          this.#child?.stdout.resume();
+          const close = this.#closeAfterLines;
+          this.#closeAfterLines = undefined;
+          close?.();
+        });
+        return;
+      }
       let message: JSONRPCMessage | null;
       try {
         message = this.#readBuffer.readMessage();
