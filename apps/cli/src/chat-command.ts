@@ -160,6 +160,8 @@ class ChatSession {
 
   async start(url: string): Promise<number> {
     const { style } = this.screen;
+    // Said at once: a server that takes the connection and never answers is given up on only after some handshakes.
+    this.screen.line(style.dim(`Connecting to ${shownAddress(url)}…`));
     let model;
     try {
       model = await this.client.trpc.model.info.query();

@@ -1,6 +1,6 @@
 import { createAirlockClient, MAX_REASON_LENGTH, socketUrl } from '@airlock/client';
 import { DISK_FULL, fillingStore, recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -132,10 +132,24 @@ describe('airlock chat, with a clock the test moves', () => {
     const url = `${airlock.server.wsUrl}?token=${airlock.server.token}`;
     const exited = runChat({ address: { url, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
     await terminal.shows('you›');
+    expect(terminal.text()).toContain(`Connecting to ${airlock.server.wsUrl}?token=<hidden>…`);
     expect(terminal.text()).toContain(`Connected to ${airlock.server.wsUrl}?token=<hidden>, model fake-model.`);
     expect(terminal.text()).not.toContain(airlock.server.token);
     terminal.input.end();
     expect(await exited).toBe(0);
+  });
+
+  it('says where it is connecting at once, before a server that takes the connection and never answers is given up on, and exits on Ctrl-C meanwhile', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    await using _silent = { [Symbol.asyncDispose]: () => new Promise<void>((resolve) => (held.forEach((socket) => socket.destroy()), silent.close(() => resolve()))) };
+    const url = `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/trpc`;
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url, token: 'some-token' } });
+    await terminal.shows(`Connecting to ${url}…`);
+    expect(terminal.text()).not.toContain('Cannot reach');
+    terminal.type('\x03');
+    expect(await exited).toBe(1);
   });
 
   // Found by an outside probe: a pasted 300,000-character message said "Lost the run: …Too big…", though no run started.
