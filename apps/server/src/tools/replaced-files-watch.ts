@@ -20,7 +20,7 @@ export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[
   const git = workspaceGitDir(workspace);
   const found = git !== undefined && 'found' in git ? git.found : undefined;
   // The configs of the Git directories of submodules and worktrees kept in `.git` are held read-only too (see openWorkspaceGuards).
-  const nested = found === undefined ? [] : nestedGitDirs(found).flatMap((gitDir) => [path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree')]);
+  const nested = found === undefined ? [] : nestedGitDirs(found).gitDirs.flatMap((gitDir) => [path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree')]);
   const configs = [...(found === undefined ? [] : repositoryConfigFiles(found)), ...nested, ...includedConfigFiles(workspace, configsGitReads(found))];
   // What each config held read-only holds as the call starts, to be put back if the call could write it (see restoreFile).
   const held = new Map<string, HeldContent>();

@@ -50,37 +50,59 @@ export function repositoryFolders(git: WorkspaceGitDir): string[] {
   return git.commonDir === undefined || git.commonDir === git.gitDir ? [git.gitDir] : [git.gitDir, git.commonDir];
 }
 
-/** Git directories kept inside the repository's own that nestedGitDirs gives at most, and how deep it looks for them. */
+/** Git directories kept inside the repository's own that nestedGitDirs gives one by one at most, and how deep it looks. */
 export const MAX_NESTED_GIT_DIRS = 64;
 const MAX_NESTED_DEPTH = 8;
+/** Folders nestedGitDirs reads at most, so that a `.git/modules` a call filled with folders holds no call's start. */
+const MAX_NESTED_FOLDERS_READ = 1024;
+
+/** The Git directories kept inside a repository's own (see nestedGitDirs). */
+export interface NestedGitDirs {
+  /** Each one found, parents before what they hold. */
+  gitDirs: string[];
+  /**
+   * The `modules` and `worktrees` folders, when they hold more than can be looked at (past MAX_NESTED_GIT_DIRS, or
+   * MAX_NESTED_FOLDERS_READ folders): gitDirs is then empty, and these are to be held whole. A call can lay out as many
+   * folders as it likes there, so a bound that left the rest out would let an earlier call push a real one past it.
+   */
+  tooMany: string[];
+}
 
 /**
  * The Git directories kept inside those of repositoryFolders: a submodule's (`modules/<name>`, a name may hold `/`, and
  * theirs in turn) and a linked worktree's (`worktrees/<name>`, whose `commondir` sends the person's Git in that
  * worktree to its config and hooks). The person's `git status` in the workspace runs a submodule's `core.fsmonitor`,
  * and their Git in the worktree runs what its `commondir` leads to. Real folders only, no link on the way, a folder
- * holding a `HEAD` counting as one; at most MAX_NESTED_GIT_DIRS, parents before what they hold.
+ * holding a `HEAD` counting as one.
  */
-export function nestedGitDirs(git: WorkspaceGitDir): string[] {
+export function nestedGitDirs(git: WorkspaceGitDir): NestedGitDirs {
+  const roots = repositoryFolders(git).flatMap((folder) => [
+    { path: path.join(folder, 'modules'), namespaces: true },
+    { path: path.join(folder, 'worktrees'), namespaces: false },
+  ]);
   const found: string[] = [];
-  const visit = (folder: string, depth: number, isNamespace: boolean) => {
-    if (found.length >= MAX_NESTED_GIT_DIRS || depth > MAX_NESTED_DEPTH) return;
+  let read = 0;
+  let overflow = false;
+  const visit = (folder: string, depth: number, namespaces: boolean) => {
+    if (overflow) return;
+    if (depth > MAX_NESTED_DEPTH || ++read > MAX_NESTED_FOLDERS_READ) {
+      overflow = true;
+      return;
+    }
     for (const name of realSubfolders(folder)) {
-      if (found.length >= MAX_NESTED_GIT_DIRS) return;
       const child = path.join(folder, name);
       if (lstatOrUndefined(path.join(child, 'HEAD'))?.isFile() === true) {
-        found.push(child);
+        if (found.push(child) > MAX_NESTED_GIT_DIRS) overflow = true;
         visit(path.join(child, 'modules'), depth + 1, true);
-      } else if (isNamespace) {
+      } else if (namespaces) {
         visit(child, depth + 1, true);
       }
+      if (overflow) return;
     }
   };
-  for (const folder of repositoryFolders(git)) {
-    visit(path.join(folder, 'modules'), 0, true);
-    visit(path.join(folder, 'worktrees'), 0, false);
-  }
-  return [...new Set(found)];
+  for (const root of roots) visit(root.path, 0, root.namespaces);
+  if (!overflow) return { gitDirs: [...new Set(found)], tooMany: [] };
+  return { gitDirs: [], tooMany: roots.map((root) => root.path).filter((root) => lstatOrUndefined(root)?.isDirectory() === true) };
 }
 
 /** The names of the plain folders (no links) in `folder`, sorted; none when it is no plain folder. */

@@ -239,6 +239,23 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readFile(at('.git/worktrees/feature/config.worktree'), 'utf8')).toBe('');
   });
 
+  test('Git directories an earlier call laid out in .git/modules, more than are held one by one, leave no submodule’s config writable: the folder is held whole', async () => {
+    await using workspace = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    await mkdir(at('.git/modules/sub/hooks'), { recursive: true });
+    await writeFile(at('.git/modules/sub/HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(at('.git/modules/sub/config'), '[core]\n\tbare = false\n');
+    // Names that sort before `sub`, each a Git directory to the look for them.
+    const planted = await runTool(terminal(workspace.path), { command: 'for i in $(seq 100 199); do mkdir .git/modules/a$i && echo x > .git/modules/a$i/HEAD; done; echo planted' });
+    expect(planted.content).toBe('planted\nexit code: 0');
+    const attempts = [`echo '[core] fsmonitor = touch /tmp/pwned' >> .git/modules/sub/config`, 'touch .git/modules/sub/hooks/pre-commit', 'mv .git/modules .git/modules.old'];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    expect(result.content).toBe('end\nexit code: 0');
+    expect(await readFile(at('.git/modules/sub/config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+    expect(await readdir(at('.git/modules/sub/hooks'))).toStrictEqual([]);
+  });
+
   test('a repository without .git/hooks when the call starts: the call cannot make it, and the folder its mask needed is gone after', async () => {
     await using workspace = await tempFolder();
     const setUp = await runTool(terminal(workspace.path), { command: 'git init -q . && rm -rf .git/hooks && echo ready' });

@@ -62,10 +62,12 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
     // A submodule's or a linked worktree's Git directory kept in `.git` is run from as `.git` is: the person's `git
     // status` runs a submodule's `core.fsmonitor`, their Git in the worktree follows its `commondir`. Each held as
     // `.git` is, the folders on the way bound over themselves so none is renamed away and replaced.
-    for (const nested of nestedGitDirs(git)) {
-      guards.push(...foldersHeld(workspace, nested, guards, false));
-      for (const entry of IN_GIT_FOLDER) holdReadOnly(guards, path.join(nested, entry.name), entry.folder);
+    const nested = nestedGitDirs(git);
+    for (const gitDir of nested.gitDirs) {
+      guards.push(...foldersHeld(workspace, gitDir, guards, false));
+      for (const entry of IN_GIT_FOLDER) holdReadOnly(guards, path.join(gitDir, entry.name), entry.folder);
     }
+    for (const folder of nested.tooMany) holdReadOnly(guards, folder, true);
   }
   for (const entry of IN_WORKSPACE) {
     const guard = openGuard(workspace, entry);
