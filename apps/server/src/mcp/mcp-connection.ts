@@ -22,6 +22,7 @@ import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 import { sessionLostFetch } from './session-lost-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
+import { turnTakingFetch } from './turn-taking-fetch';
 
 export type McpServerState = 'connecting' | 'ready' | 'error' | 'restarting' | 'closed';
 
@@ -253,12 +254,15 @@ export class McpConnection {
         (wrap) =>
           new StreamableHTTPClientTransport(new URL(config.url), {
             requestInit: { headers: config.headers },
-            // Its event streams reach the SDK's parser with LF line ends only: see lfLineEndsFetch.
+            // Its event streams reach the SDK's parser with LF line ends only (lfLineEndsFetch), a bounded piece a
+            // turn (turnTakingFetch).
             fetch: wrap(
-              lfLineEndsFetch(
-                sessionLostFetch(
-                  sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
-                  () => this.#onSessionLost(transport),
+              turnTakingFetch(
+                lfLineEndsFetch(
+                  sessionLostFetch(
+                    sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
+                    () => this.#onSessionLost(transport),
+                  ),
                 ),
               ),
             ),
