@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { isStrictlyWithin } from './path-within';
 
@@ -53,8 +53,8 @@ export function repositoryFolders(git: WorkspaceGitDir): string[] {
 /** Git directories kept inside the repository's own that nestedGitDirs gives one by one at most, and how deep it looks. */
 export const MAX_NESTED_GIT_DIRS = 64;
 const MAX_NESTED_DEPTH = 8;
-/** Folders nestedGitDirs reads at most, so that a `.git/modules` a call filled with folders holds no call's start. */
-const MAX_NESTED_FOLDERS_READ = 1024;
+/** Entries nestedGitDirs reads at most, all folders together, so that a `.git/modules` a call filled holds no call's start. */
+const MAX_NESTED_ENTRIES_READ = 4096;
 
 /** The Git directories kept inside a repository's own (see nestedGitDirs). */
 export interface NestedGitDirs {
@@ -62,8 +62,9 @@ export interface NestedGitDirs {
   gitDirs: string[];
   /**
    * The `modules` and `worktrees` folders, when they hold more than can be looked at (past MAX_NESTED_GIT_DIRS, or
-   * MAX_NESTED_FOLDERS_READ folders): gitDirs is then empty, and these are to be held whole. A call can lay out as many
-   * folders as it likes there, so a bound that left the rest out would let an earlier call push a real one past it.
+   * MAX_NESTED_ENTRIES_READ entries, or MAX_NESTED_DEPTH deep): gitDirs is then empty, and these are to be held whole.
+   * A call can lay out as many folders as it likes there, so a bound that left the rest out would let an earlier call
+   * push a real one past it.
    */
   tooMany: string[];
 }
@@ -81,15 +82,21 @@ export function nestedGitDirs(git: WorkspaceGitDir): NestedGitDirs {
     { path: path.join(folder, 'worktrees'), namespaces: false },
   ]);
   const found: string[] = [];
-  let read = 0;
+  let budget = MAX_NESTED_ENTRIES_READ;
   let overflow = false;
   const visit = (folder: string, depth: number, namespaces: boolean) => {
     if (overflow) return;
-    if (depth > MAX_NESTED_DEPTH || ++read > MAX_NESTED_FOLDERS_READ) {
+    if (depth > MAX_NESTED_DEPTH) {
       overflow = true;
       return;
     }
-    for (const name of realSubfolders(folder)) {
+    const names = realSubfolders(folder, budget);
+    if (names === undefined) {
+      overflow = true;
+      return;
+    }
+    budget -= names.read;
+    for (const name of names.folders) {
       const child = path.join(folder, name);
       if (lstatOrUndefined(path.join(child, 'HEAD'))?.isFile() === true) {
         if (found.push(child) > MAX_NESTED_GIT_DIRS) overflow = true;
@@ -105,17 +112,31 @@ export function nestedGitDirs(git: WorkspaceGitDir): NestedGitDirs {
   return { gitDirs: [], tooMany: roots.map((root) => root.path).filter((root) => lstatOrUndefined(root)?.isDirectory() === true) };
 }
 
-/** The names of the plain folders (no links) in `folder`, sorted; none when it is no plain folder. */
-function realSubfolders(folder: string): string[] {
-  if (lstatOrUndefined(folder)?.isDirectory() !== true) return [];
+/**
+ * The names of the plain folders (no links) in `folder`, and how many entries were read for them; none when it is no
+ * plain folder. Undefined when it holds more than `budget` entries: read one at a time, so no more are.
+ */
+function realSubfolders(folder: string, budget: number): { folders: string[]; read: number } | undefined {
+  if (lstatOrUndefined(folder)?.isDirectory() !== true) return { folders: [], read: 0 };
+  let dir;
   try {
-    return readdirSync(folder, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
+    dir = opendirSync(folder);
   } catch {
-    return [];
+    return { folders: [], read: 0 };
   }
+  const folders: string[] = [];
+  let read = 0;
+  try {
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+      if (++read > budget) return undefined;
+      if (entry.isDirectory()) folders.push(entry.name);
+    }
+  } catch {
+    // Gone meanwhile: what was read stands.
+  } finally {
+    dir.closeSync();
+  }
+  return { folders, read };
 }
 
 /** The files Git may read repository config from: `config` and `config.worktree` of each of repositoryFolders. */

@@ -256,6 +256,18 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readdir(at('.git/modules/sub/hooks'))).toStrictEqual([]);
   });
 
+  test('a .git/modules an earlier call filled with entries is held whole, not read through at each call’s start', async () => {
+    await using workspace = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    await mkdir(at('.git/modules/sub/hooks'), { recursive: true });
+    await writeFile(at('.git/modules/sub/HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(at('.git/modules/sub/config'), '[core]\n\tbare = false\n');
+    const planted = await runTool(terminal(workspace.path), { command: 'cd .git/modules && seq 1 5000 | xargs touch && echo planted' });
+    expect(planted.content).toBe('planted\nexit code: 0');
+    const result = await runTool(terminal(workspace.path), { command: '(touch .git/modules/sub/written) 2>/dev/null && echo written; echo end' });
+    expect(result.content).toBe('end\nexit code: 0');
+  });
+
   test('a repository without .git/hooks when the call starts: the call cannot make it, and the folder its mask needed is gone after', async () => {
     await using workspace = await tempFolder();
     const setUp = await runTool(terminal(workspace.path), { command: 'git init -q . && rm -rf .git/hooks && echo ready' });
