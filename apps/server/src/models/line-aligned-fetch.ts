@@ -120,40 +120,20 @@ const ERROR = [0x65, 0x72, 0x72, 0x6f, 0x72];
  * kept, and each such event cost the client more than a whole chunk of text does. They are not passed on.
  */
 function hasDataOrEventField(event: Uint8Array): boolean {
-  let lineStart = true;
-  for (let at = 0; at < event.byteLength; at++) {
-    const byte = event[at]!;
-    if (byte === LF || byte === CR) {
-      lineStart = true;
-      continue;
-    }
-    if (lineStart && (isFieldAt(event, at, DATA) || isFieldAt(event, at, EVENT))) return true;
-    lineStart = false;
-  }
-  return false;
+  return fieldLineAt(event, [DATA, EVENT]) !== -1;
 }
 
 const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];
 
 /** Whether an event is the stream's end as the client reads it: its data, its data lines joined, starts with `[DONE]`. */
 function isDoneEvent(event: Uint8Array): boolean {
-  let lineStart = true;
-  for (let at = 0; at < event.byteLength; at++) {
-    const byte = event[at]!;
-    if (byte === LF || byte === CR) {
-      lineStart = true;
-      continue;
-    }
-    if (lineStart && isFieldAt(event, at, DATA)) {
-      let value = at + DATA.length;
-      if (event[value] === 0x3a) value++;
-      else return false;
-      if (event[value] === 0x20) value++;
-      return DONE.every((expected, i) => event[value + i] === expected);
-    }
-    lineStart = false;
-  }
-  return false;
+  const at = fieldLineAt(event, [DATA]);
+  if (at === -1) return false;
+  let value = at + DATA.length;
+  if (event[value] === 0x3a) value++;
+  else return false;
+  if (event[value] === 0x20) value++;
+  return DONE.every((expected, i) => event[value + i] === expected);
 }
 
 /**
@@ -186,6 +166,11 @@ function withoutByteOrderMark(): TransformStream<Uint8Array, Uint8Array> {
 
 /** Whether a line of the event is the field `name`. */
 function hasField(event: Uint8Array, name: readonly number[]): boolean {
+  return fieldLineAt(event, [name]) !== -1;
+}
+
+/** Where the event's first line that is one of the fields `names` starts; -1 when none is. */
+function fieldLineAt(event: Uint8Array, names: readonly (readonly number[])[]): number {
   let lineStart = true;
   for (let at = 0; at < event.byteLength; at++) {
     const byte = event[at]!;
@@ -193,10 +178,10 @@ function hasField(event: Uint8Array, name: readonly number[]): boolean {
       lineStart = true;
       continue;
     }
-    if (lineStart && isFieldAt(event, at, name)) return true;
+    if (lineStart && names.some((name) => isFieldAt(event, at, name))) return at;
     lineStart = false;
   }
-  return false;
+  return -1;
 }
 
 /** The value of the event's first `error` field: its JSON, or its text when it is not JSON. */
