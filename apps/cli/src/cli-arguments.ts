@@ -7,7 +7,8 @@ Chats with a running Airlock server in this terminal: prompts, streamed answers,
 
   <start-up link>   the link the server prints, http://airlock-….localhost:7700/#code=… (its one-time code is
                     exchanged for the token), or one with #token=…
-  --url <url>       the server (http://host:port) or its WebSocket endpoint (ws://host:port/trpc); env AIRLOCK_URL
+  --url <url>       the server (http://host:port or ws://host:port) or its WebSocket endpoint (ws://host:port/trpc);
+                    env AIRLOCK_URL
   --token-file <path>  a file holding the access token; env AIRLOCK_TOKEN_FILE, or AIRLOCK_TOKEN
   --token <token>   the access token (other users of this machine can read a command line: prefer a file)
   --session <id>    continue this chat, following a run still going in it (default: a new chat)

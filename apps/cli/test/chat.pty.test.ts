@@ -427,6 +427,19 @@ describe('airlock chat in a terminal', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('connects with --url naming the server’s WebSocket address without its path (ws://host:port), as it does with http://host:port', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    const { host } = new URL(airlock.server.url);
+    for (const url of [`ws://${host}`, `ws://${host}/`]) {
+      await using cli = startCli(['chat', '--url', url, '--token', airlock.server.token]);
+      await cli.shows('you›');
+      expect(cli.screen()).toContain(`Connected to ${airlock.server.wsUrl}, model fake-model.`);
+      cli.type('\x04');
+      expect(await cli.exited).toBe(0);
+    }
+  });
+
   it('connects with the link as printed, whose one-time code it exchanges for the token; the link used again says so and connects nothing', async () => {
     await using fake = await startFakeOpenAIServer();
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });

@@ -12,6 +12,13 @@ describe('parseStartupLink', () => {
     expect(parseStartupLink(' ws://[::1]:7700/trpc#token=t ')).toStrictEqual({ url: 'ws://[::1]:7700/trpc', token: 't' });
   });
 
+  it('adds the endpoint\'s path to a ws(s) address that names none, and keeps any other path (a proxy\'s)', () => {
+    expect(socketUrl('ws://127.0.0.1:7700')).toBe('ws://127.0.0.1:7700/trpc');
+    expect(socketUrl('wss://airlock.example/')).toBe('wss://airlock.example/trpc');
+    expect(parseStartupLink('ws://127.0.0.1:7700/#code=AbC_-1')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: '', code: 'AbC_-1' });
+    expect(socketUrl('wss://proxy.example/airlock/trpc')).toBe('wss://proxy.example/airlock/trpc');
+  });
+
   it('connects to 127.0.0.1 for a link naming the run’s *.localhost origin, which Node does not resolve', () => {
     expect(parseStartupLink('http://airlock-abcdefghij234567.localhost:7700/#token=t')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: 't' });
     expect(parseStartupLink('ws://Airlock-X.LocalHost:7700/trpc')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: '' });

@@ -45,15 +45,19 @@ function httpUrl(endpoint: string): string {
 }
 
 /**
- * The WebSocket endpoint for a server URL: `http://host:port` → `ws://host:port/trpc`; a ws(s) URL is kept. A
- * `*.localhost` name (the server's link names `airlock-<random>.localhost`, a fresh origin for browsers, which
- * resolve it to loopback themselves) becomes 127.0.0.1, which Node reaches and the server accepts as Host.
+ * The WebSocket endpoint for a server URL: `http://host:port` → `ws://host:port/trpc`; a ws(s) URL is kept, with
+ * `/trpc` added when it names no path (`ws://host:port`: the server refuses an upgrade anywhere else). A `*.localhost`
+ * name (the server's link names `airlock-<random>.localhost`, a fresh origin for browsers, which resolve it to loopback
+ * themselves) becomes 127.0.0.1, which Node reaches and the server accepts as Host.
  */
 export function socketUrl(serverUrl: string): string {
   const parsed = new URL(serverUrl.trim());
   parsed.hash = '';
   if (parsed.hostname.endsWith('.localhost')) parsed.hostname = '127.0.0.1';
-  if (parsed.protocol === 'ws:' || parsed.protocol === 'wss:') return parsed.href;
+  if (parsed.protocol === 'ws:' || parsed.protocol === 'wss:') {
+    if (parsed.pathname === '/') parsed.pathname = '/trpc';
+    return parsed.href;
+  }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(`expected an http(s) or ws(s) URL, got ${parsed.protocol}`);
   }
