@@ -1233,9 +1233,10 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     execution = tool.execute(given, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const settled = execution;
     const output = await raceAbort(execution, controller.signal);
-    if (typeof output === 'string') return { outcome: 'executed', result: output, startedAt, settled };
+    if (typeof output === 'string') return { outcome: 'executed', result: toolResultText.toolOutput(output), startedAt, settled };
     const outcome = output.isError ? 'error' : 'executed';
-    return output.cut === undefined ? { outcome, result: output.content, startedAt, settled } : { outcome, result: output.content, cut: output.cut, startedAt, settled };
+    const result = toolResultText.toolOutput(output.content);
+    return output.cut === undefined ? { outcome, result, startedAt, settled } : { outcome, result, cut: output.cut, startedAt, settled };
   } catch (error) {
     const settled = execution;
     if (!runSignal.aborted && !timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, startedAt, settled };
