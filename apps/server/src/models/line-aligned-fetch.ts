@@ -35,12 +35,65 @@ export function lineAlignedFetch(baseFetch: typeof fetch = fetch): typeof fetch 
   return async (input, init) => {
     const response = await baseFetch(input, init);
     if (response.body === null) return response;
-    const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    const body = eventStream
-      ? response.body.pipeThrough(withoutByteOrderMark()).pipeThrough(wholeEvents(MAX_MODEL_LINE_BYTES))
-      : response.body.pipeThrough(boundedBody(response.ok ? MAX_MODEL_LINE_BYTES : MAX_MODEL_BODY_BYTES));
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const rebuilt = (body: ReadableStream<Uint8Array>) => new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    if (!response.ok) return rebuilt(response.body.pipeThrough(boundedBody(MAX_MODEL_BODY_BYTES)));
+    // Some proxies and servers label an event stream `application/json` (or text/plain): what the body starts with says which it is.
+    const labelled = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+    const { whole, body } = labelled ? { whole: false, body: response.body } : await sniffedBody(response.body);
+    if (!whole) return rebuilt(body.pipeThrough(withoutByteOrderMark()).pipeThrough(wholeEvents(MAX_MODEL_LINE_BYTES)));
+    const answer = rebuilt(body.pipeThrough(boundedBody(MAX_MODEL_LINE_BYTES)));
+    wholeAnswers.add(answer);
+    return answer;
   };
+}
+
+const wholeAnswers = new WeakSet<Response>();
+
+/** Whether a successful answer of `lineAlignedFetch` is one whole JSON body (a server that does not stream), not an event stream. */
+export function isWholeAnswer(response: Response): boolean {
+  return wholeAnswers.has(response);
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/**
+ * Reads `body` up to its first byte that is not blank (nor a byte order mark): a JSON value starts with `{` or `[`,
+ * and an event stream never does (a line so starting is a field of a name no reader knows). Answers that verdict and
+ * the body whole again. The blank bytes read first are bounded as a line is.
+ */
+async function sniffedBody(body: ReadableStream<Uint8Array>): Promise<{ whole: boolean; body: ReadableStream<Uint8Array> }> {
+  const reader = body.getReader();
+  const held: Uint8Array[] = [];
+  let offset = 0;
+  let first: number | undefined;
+  while (first === undefined) {
+    const next = await reader.read();
+    if (next.done) break;
+    held.push(next.value);
+    for (let at = 0; at < next.value.byteLength && first === undefined; at++) {
+      const byte = next.value[at]!;
+      const bom = offset + at < 3 && byte === [0xef, 0xbb, 0xbf][offset + at];
+      if (!bom && byte !== 0x20 && byte !== 0x09 && byte !== LF && byte !== CR) first = byte;
+    }
+    offset += next.value.byteLength;
+    if (first === undefined && offset > MAX_MODEL_LINE_BYTES) {
+      await reader.cancel();
+      throw new ModelAnswerTooLargeError(`the model server sent more than ${MAX_MODEL_LINE_BYTES / (1024 * 1024)} MiB of blank space before its answer`);
+    }
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const piece of held) controller.enqueue(piece);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: async (reason) => await reader.cancel(reason),
+  });
+  return { whole: first === OPEN_BRACE || first === OPEN_BRACKET, body: rest };
 }
 
 /**

@@ -453,6 +453,45 @@ describe('OpenAICompatibleModel', () => {
       expect(ofFlat.message).toBe(`OpenAI-compatible: the model server at ${flat.url} reported an error: engine is shutting down`);
     });
 
+    it('reads an event stream labelled as JSON, or as plain text, as the event stream it is, each event alone', async () => {
+      const event = (delta: Record<string, unknown>, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const body = `\n: keep-alive\n\n${event({ content: 'Let me look.' })}${event({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'list_directory', arguments: '{"path":' } }] })}${event({ tool_calls: [{ index: 0, function: { arguments: '"."}' } }] })}${event({}, 'tool_calls')}data: [DONE]\n\n`;
+      await using json = await answeringServer('application/json; charset=utf-8', body);
+      await using plain = await answeringServer('text/plain', body);
+
+      for (const server of [json, plain]) {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        expect(parts).toStrictEqual([
+          { type: 'text-delta', text: 'Let me look.' },
+          { type: 'tool-call', id: 'call_a', name: 'list_directory', arguments: '{"path":"."}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      }
+    });
+
+    it('holds an event stream labelled as JSON to the bounds of one: a line past 8 MiB stops it, as does blank space past 8 MiB before it', async () => {
+      await using server = await answeringServer('application/json', `data: {"choices":[{"delta":{"content":"${'x'.repeat(8 * 1024 * 1024 + 1)}`);
+      await using blank = await answeringServer('application/json', `${'\n'.repeat(9 * 1024 * 1024)}data: [DONE]\n\n`);
+
+      const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const ofBlank = await failure(new OpenAICompatibleModel({ baseURL: blank.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(error.message).toBe(`OpenAI-compatible: the model server sent a line of more than 8 MiB (${server.url}); the turn was stopped there`);
+      expect(ofBlank.message).toBe(`OpenAI-compatible: the model server sent more than 8 MiB of blank space before its answer (${blank.url}); the turn was stopped there`);
+    });
+
+    it('reads a whole completion labelled as plain text as the completion it is', async () => {
+      await using server = await answeringServer('text/plain', ` \r\n${completion({ content: 'Hi.' }, 'stop')}`);
+
+      const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(parts).toStrictEqual([
+        { type: 'text-delta', text: 'Hi.' },
+        { type: 'finish', reason: 'stop', usage: { inputTokens: 5, outputTokens: 7 } },
+      ]);
+    });
+
     it('says so when the answer is neither an event stream nor JSON', async () => {
       await using server = await answeringServer('text/html', '<html><body>Sign in to continue</body></html>');
 

@@ -4,7 +4,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
 import { loopbackPinFor, type LookupFunction, type LoopbackPin } from '../http/loopback-name';
 import { displayURL } from './display-url';
-import { lineAlignedFetch } from './line-aligned-fetch';
+import { isWholeAnswer, lineAlignedFetch } from './line-aligned-fetch';
 import { closedBeforeAnswer, timeLimitError, toModelError } from './model-server-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type ModelTimeLimit } from './model-time-limits';
 import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
@@ -163,6 +163,7 @@ export class OpenAICompatibleModel implements ChatModel {
     const reader = new OpenAIChunkReader();
     let midStream = false;
     let contentType: string | undefined;
+    let chunked = false;
     // The turn's time limits abort the request as Stop does (the connection is closed); `expired` says which fired.
     const limited = new AbortController();
     let expired: ModelTimeLimit | undefined;
@@ -177,7 +178,7 @@ export class OpenAICompatibleModel implements ChatModel {
       const { data: chunks, response } = await this.send(body, AbortSignal.any([signal, limited.signal]));
       midStream = true;
       contentType = mediaType(response.headers.get('content-type'));
-      if (contentType === 'application/json') {
+      if (isWholeAnswer(response)) {
         // A server that ignores `stream: true` sends the whole completion at once; the client would look in it for
         // event-stream lines, find none, and the turn would end as cut off. Nothing of the body has been read yet.
         const completion = parseCompletion(await response.text());
@@ -189,6 +190,7 @@ export class OpenAICompatibleModel implements ChatModel {
         yield* reader.pushCompletion(completion);
       } else {
         for await (const chunk of chunks) {
+          chunked = true;
           const progress = reader.progress;
           const parts = reader.push(chunk);
           // Only a piece of the answer counts: a server sending empty chunks or comments is still stalled.
@@ -213,7 +215,7 @@ export class OpenAICompatibleModel implements ChatModel {
     const where = displayURL(this.baseURL);
     if (!reader.finished) {
       const notStreamed =
-        contentType === 'text/event-stream' ? '' : ` (it answered with ${contentType === undefined || contentType === '' ? 'no content type' : bounded(contentType)}, not an event stream)`;
+        contentType === 'text/event-stream' || chunked ? '' : ` (it answered with ${contentType === undefined || contentType === '' ? 'no content type' : bounded(contentType)}, not an event stream)`;
       throw new ModelError(this.label, `the stream from the model server at ${where} ended before the answer was complete${notStreamed}`);
     }
     // A cut-off answer must not pass for a whole one: the turn ends with an error, its text kept, its calls not run.
