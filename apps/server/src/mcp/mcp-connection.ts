@@ -4,7 +4,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  type CallToolResult,
   CallToolResultSchema,
   ErrorCode,
   McpError,
@@ -18,6 +17,7 @@ import { BoundedRequestsTransport } from './bounded-requests-transport';
 import { lfLineEndsFetch } from './event-stream-line-ends';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, inputSchemaProblem, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
+import { outputSchemaMismatch } from './output-schema-mismatch';
 import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 import { sessionLostFetch } from './session-lost-fetch';
@@ -154,7 +154,11 @@ export class McpConnection {
     await client?.close();
   }
 
-  async callTool(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+  /**
+   * Calls a tool. A result that does not match the tool's `outputSchema` is kept, marked so: the tool ran, and what it
+   * did is not hidden from the person or the model (the SDK's `callTool` threw it away for an error).
+   */
+  async callTool(name: string, args: Record<string, unknown>, context: ToolContext, outputSchema?: McpToolDefinition['outputSchema']): Promise<ToolOutput> {
     const client = this.#state === 'ready' ? this.#client : undefined;
     if (client === undefined) {
       throw new Error(`the MCP server "${this.#options.name}" is ${this.#state === 'restarting' ? 'restarting' : 'not connected'}`);
@@ -162,7 +166,7 @@ export class McpConnection {
     const limit = this.#options.callTimeoutMs;
     const timeout = Number.isFinite(context.timeoutMs) && context.timeoutMs > 0 ? Math.min(context.timeoutMs, limit) : limit;
     const result = await client
-      .callTool({ name, arguments: args }, CallToolResultSchema, { signal: context.signal, timeout, maxTotalTimeout: timeout })
+      .request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { signal: context.signal, timeout, maxTotalTimeout: timeout })
       .catch((error: unknown) => {
         if (isTooLarge(error)) throw new McpMessageTooLargeError();
         // The connection was closed for what the server did: the call says so, not a bare "Connection closed" or
@@ -176,7 +180,10 @@ export class McpConnection {
         throw error;
       });
     // The schema given makes the SDK return the current result shape; the legacy `toolResult` shape cannot arrive.
-    return flattenToolResult(result as CallToolResult);
+    const output = flattenToolResult(result);
+    const mismatch = outputSchemaMismatch(result, outputSchema);
+    if (mismatch === undefined) return output;
+    return { ...output, content: `${output.content}\n[Airlock: this result does not match the tool's output schema: ${mismatch}]` };
   }
 
   /** Returns why the attempt failed, or undefined once the server is ready (or the connection was closed meanwhile). */
@@ -446,7 +453,7 @@ export class McpConnection {
     const renamed: string[] = [];
     let sharedWith: string | undefined;
     for (const definition of listing.definitions) {
-      const tool = mcpTool({ server, definition, servers: this.#options.servers, call: (name, args, context) => this.callTool(name, args, context) });
+      const tool = mcpTool({ server, definition, servers: this.#options.servers, call: (name, args, context, outputSchema) => this.callTool(name, args, context, outputSchema) });
       const other = sharedPrefixServer(server, mcpToolName(server, definition.name), this.#options.servers);
       if (other !== undefined) {
         sharedWith ??= other;

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolContext } from '@airlock/core';
 import { describe, expect, test, vi } from 'vitest';
@@ -45,11 +48,35 @@ describe('a tool whose output schema holds a regular expression that backtracks'
       expect(JSON.parse(output)).toStrictEqual([
         { ok: { content: 'sunny' } },
         // Still checked against the rest of its schema.
-        { error: expect.stringContaining("Structured content does not match the tool's output schema: x:") },
+        { ok: { content: expect.stringContaining("[Airlock: this result does not match the tool's output schema: x:") } },
         { ok: { content: 'called echo' } },
       ]);
     } finally {
       standIn.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a tool whose result does not match its output schema', () => {
+  // Found in review: the result was dropped after the tool ran, so the person who allowed it and the model saw only
+  // an error, though its side effects had happened.
+  test('has its result kept, marked as not matching, and the call counted as run', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-mcp-output-'));
+    try {
+      const ranLog = join(folder, 'ran.log');
+      await using mcp = manager({ wx: hostileServer('redos', { REDOS_CHARS: '3', RAN_LOG: ranLog }) });
+      await mcp.start();
+      const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+      await expect(tool('wx__typed')?.execute({}, context())).resolves.toStrictEqual({
+        content: "a number\n[Airlock: this result does not match the tool's output schema: x: Invalid input: expected string, received number]",
+      });
+      await expect(tool('wx__unstructured')?.execute({}, context())).resolves.toStrictEqual({
+        content: "text only\n[Airlock: this result does not match the tool's output schema: the tool declares one and sent no structured content]",
+      });
+      expect(await readFile(ranLog, 'utf8')).toBe('typed\nunstructured\n');
+      expect(mcp.warnings).toStrictEqual([]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });

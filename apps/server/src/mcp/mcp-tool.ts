@@ -659,8 +659,8 @@ export interface McpToolOptions {
   definition: McpToolDefinition;
   /** Every configured server's name (see `mcpToolName`). Default none. */
   servers?: readonly string[];
-  /** Calls the tool by its original MCP name on whichever connection the server has now. */
-  call(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+  /** Calls the tool by its original MCP name on whichever connection the server has now; its result is checked against `outputSchema`. */
+  call(name: string, args: Record<string, unknown>, context: ToolContext, outputSchema: McpToolDefinition['outputSchema']): Promise<ToolOutput>;
 }
 
 /**
@@ -680,7 +680,7 @@ export function mcpTool(options: McpToolOptions): AnyTool {
     source: `mcp:${server}`,
     remoteName: definition.name,
     otherNames: mcpToolOtherNames(server, definition.name, options.servers),
-    execute: (args: Record<string, unknown>, context: ToolContext) => options.call(definition.name, args, context),
+    execute: (args: Record<string, unknown>, context: ToolContext) => options.call(definition.name, args, context, definition.outputSchema),
   };
 }
 
