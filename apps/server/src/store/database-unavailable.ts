@@ -1,4 +1,5 @@
 import { StoreUnavailableError, type StoreUnavailableReason } from '@airlock/api';
+import { QueryTimeoutError } from './query-timeout-error';
 import { asDamagedStore } from './rows';
 import { withErrorsMapped } from './storage-failure';
 
@@ -12,9 +13,11 @@ const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
  * (insufficient resources: 53100 disk full, 53200 out of memory, 53300 too many connections), 57P01–57P03 (the
  * server shutting down or starting up), class 08 (connection exceptions), and the socket errors and messages of the
  * driver and its pool. A statement failed with any of these was not applied, but on a connection lost once it was
- * sent, or a session the server ended as it shut down (both "connection-lost").
+ * sent, a session the server ended as it shut down, or a statement left unanswered past the query timeout (all
+ * "connection-lost").
  */
 export function unavailableReason(error: Error): StoreUnavailableReason | undefined {
+  if (error instanceof QueryTimeoutError) return 'connection-lost';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code === '53100') return 'full';

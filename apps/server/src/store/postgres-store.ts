@@ -37,12 +37,13 @@ import {
 import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText, type ToolArguments } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
+import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
 import { loopbackPinFor, loopbackPinnedSocket, type LoopbackPin } from '../http/loopback-name';
 import { inTransaction } from './postgres-migrations/migrate';
+import { isPgQueryTimeout, QueryTimeoutError } from './query-timeout-error';
 import { lastSeqOfPage } from './event-page';
 import {
   LEDGER_BYTES,
@@ -95,11 +96,20 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** How long a query may wait for a free pooled connection (a burst of runs) before failing, in ms. Default 60,000. */
   queueTimeoutMs?: number;
+  /**
+   * How long a statement may go unanswered before it fails and its connection is dropped, in ms; the database ends a
+   * transaction left open that long (an instance stopped in the middle of one holds its locks). Default 30,000.
+   * Schema changes at the start have none.
+   */
+  queryTimeoutMs?: number;
   /** The schema changes to apply; default every PostgreSQL migration of this version. Tests pass fewer or more. */
   migrations?: readonly Migration[];
 }
 
 const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+/** How long a pooled connection stays idle before the kernel probes its path. */
+const KEEPALIVE_IDLE_MS = 10_000;
 const MAX_IDENTIFIER_BYTES = 63;
 /** Rows of a chat read at once by loadMessages. */
 export const MESSAGES_PER_READ = 256;
@@ -217,12 +227,23 @@ export class PostgresStore implements AirlockStore, Cluster {
     await probe(base).catch((error: unknown) => {
       throw asStoreError(location, error);
     });
-    const pool = new Pool({
+    const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    if (!Number.isSafeInteger(queryTimeoutMs) || queryTimeoutMs <= 0) throw new RangeError(`queryTimeoutMs must be a positive whole number of ms, not ${queryTimeoutMs}`);
+    const pooled: PoolConfig = {
       ...base,
-      Client: NulSafeClient,
+      Client: PooledClient,
+      // A connection whose path died while idle is found by the kernel's probes, not by the next statement sent on it.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
       connectionTimeoutMillis: options.queueTimeoutMs ?? 60_000,
-      max: options.maxConnections ?? DEFAULT_POOL_SIZE,
       options: `-c search_path=${escapeOption(escapeIdentifier(schema))}`,
+    };
+    const pool = new Pool({
+      ...pooled,
+      max: options.maxConnections ?? DEFAULT_POOL_SIZE,
+      // A dead path holds a statement for as long as the kernel retries (about 15 minutes) without these.
+      query_timeout: queryTimeoutMs,
+      idle_in_transaction_session_timeout: queryTimeoutMs,
     });
     // An idle connection that fails emits here; without a handler the process would end. The next query reconnects.
     pool.on('error', (error) => log(`A pooled PostgreSQL connection failed while idle: ${error.message}`));
@@ -230,7 +251,14 @@ export class PostgresStore implements AirlockStore, Cluster {
     let listener: PostgresListener | undefined;
     let name: InstanceName | undefined;
     try {
-      await migratePostgres(pool, { schema, location, migrations: options.migrations ?? postgresMigrations, now: Date.now() });
+      // Schema changes on a large database may take longer than any statement after them: their own connection, unbounded.
+      const changes = new Pool({ ...pooled, max: 1 });
+      changes.on('error', (error) => log(`A PostgreSQL connection of the schema's changes failed while idle: ${error.message}`));
+      try {
+        await migratePostgres(changes, { schema, location, migrations: options.migrations ?? postgresMigrations, now: Date.now() });
+      } finally {
+        await changes.end().catch(() => undefined);
+      }
       const incarnation = randomUUID();
       name = await InstanceName.take({ pool, config: { ...base, keepAlive: true }, schema, location, instanceId, incarnation, leaseMs, log });
       listener = await PostgresListener.open({ config: { ...base, keepAlive: true }, channel, log });
@@ -1255,24 +1283,55 @@ export function describeLocation(url: string, schema: string): string {
   }
 }
 
-/** A value inside libpq's `options` parameter: spaces and backslashes are escaped with a backslash. */
 /**
- * PostgreSQL text cannot hold U+0000, which a tool's result can (`printf 'a\0b'`, a binary file, a page), and a write
- * with one fails: the run stopped and the ledger kept an allowed call with no outcome. Every string parameter has it
- * replaced with U+FFFD, so the write goes through and the ledger keeps what ran, that one character shown as a
- * replacement. JSON kept as text is not touched: JSON writes it as `\u0000`.
+ * The pool's connection. PostgreSQL text cannot hold U+0000, which a tool's result can (`printf 'a\0b'`, a binary
+ * file, a page), and a write with one fails: the run stopped and the ledger kept an allowed call with no outcome.
+ * Every string parameter has it replaced with U+FFFD, so the write goes through and the ledger keeps what ran, that
+ * one character shown as a replacement. JSON kept as text is not touched: JSON writes it as `\u0000`.
+ *
+ * A statement not answered within its `query_timeout` ends the connection: left open, the next statement on it (a
+ * transaction's ROLLBACK) would wait behind the first, on a path that may have died.
  */
-export class NulSafeClient extends Client {
-  override query(...args: unknown[]): never {
-    const run = super.query.bind(this) as (...given: unknown[]) => never;
-    const [first, second, ...rest] = args;
-    if (Array.isArray(second)) return run(first, second.map(withoutNul), ...rest);
-    if (typeof first === 'object' && first !== null && Array.isArray((first as { values?: unknown }).values)) {
-      const config = first as { values: unknown[] };
-      return run({ ...config, values: config.values.map(withoutNul) }, second, ...rest);
-    }
-    return run(...args);
+export class PooledClient extends Client {
+  private readonly queryTimeoutMs: number;
+
+  constructor(config?: ClientConfig) {
+    super(config);
+    this.queryTimeoutMs = config?.query_timeout ?? 0;
   }
+
+  override query(...args: unknown[]): never {
+    const run = super.query.bind(this) as (...given: unknown[]) => unknown;
+    const given = withoutNulParameters(args);
+    const last = given.at(-1);
+    if (typeof last === 'function') {
+      const callback = last as (error: unknown, result: unknown) => void;
+      given[given.length - 1] = (error: unknown, result: unknown) => callback(this.timedOut(error), result);
+      return run(...given) as never;
+    }
+    const answer = run(...given);
+    if (!(answer instanceof Promise)) return answer as never;
+    return answer.catch((error: unknown) => {
+      throw this.timedOut(error);
+    }) as never;
+  }
+
+  private timedOut(error: unknown): unknown {
+    if (!isPgQueryTimeout(error)) return error;
+    // With its statement still unanswered, end() drops the socket at once.
+    this.end().catch(() => undefined);
+    return new QueryTimeoutError(this.queryTimeoutMs, { cause: error });
+  }
+}
+
+function withoutNulParameters(args: readonly unknown[]): unknown[] {
+  const [first, second, ...rest] = args;
+  if (Array.isArray(second)) return [first, second.map(withoutNul), ...rest];
+  if (typeof first === 'object' && first !== null && Array.isArray((first as { values?: unknown }).values)) {
+    const config = first as { values: unknown[] };
+    return [{ ...config, values: config.values.map(withoutNul) }, second, ...rest];
+  }
+  return [...args];
 }
 
 function withoutNul(value: unknown): unknown {
@@ -1281,6 +1340,7 @@ function withoutNul(value: unknown): unknown {
   return value;
 }
 
+/** A value inside libpq's `options` parameter: spaces and backslashes are escaped with a backslash. */
 function escapeOption(value: string): string {
   return value.replace(/[\\ ]/g, (character) => `\\${character}`);
 }
