@@ -130,6 +130,7 @@ export class OpenAIChunkReader {
       const delta = choice.delta;
       // Some servers send the same text under both names; one of them is enough.
       const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+      this.refuseAfterFinish(Boolean(reasoning || delta?.content), (delta?.tool_calls ?? []).length > 0);
       if (reasoning) {
         this.reasoningChars += reasoning.length;
         if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new AnswerLimitError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
@@ -143,7 +144,8 @@ export class OpenAIChunkReader {
         parts.push({ type: 'text-delta', text: delta.content });
       }
       for (const call of delta?.tool_calls ?? []) this.addToolCallDelta(call);
-      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+      // A cut-off answer stays so: a server ending each answer with "stop" as well would have its cut-off call pass as whole.
+      if (choice.finish_reason && this.cutOff === undefined) this.finishReason = choice.finish_reason;
     }
     const usage = parsed.data.usage;
     if (usage) this.usage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
@@ -185,6 +187,18 @@ export class OpenAIChunkReader {
     const reason = finishReason(this.finishReason, this.calls.size > 0);
     parts.push(this.usage ? { type: 'finish', reason, usage: this.usage } : { type: 'finish', reason });
     return parts;
+  }
+
+  /**
+   * Refuses a piece of the answer sent after the server said the answer was finished: none of the servers sends one,
+   * and a call arriving after "stop" was put up as if the model had made it. Only more calls after a finish for calls
+   * are taken, as a proxy translating another API sends them (a finish after each call).
+   */
+  private refuseAfterFinish(text: boolean, calls: boolean): void {
+    const reason = this.finishReason;
+    if (reason === undefined || (!text && !calls)) return;
+    if (!text && (reason === 'tool_calls' || reason === 'function_call')) return;
+    throw new MalformedChunkError('more of the answer came after the server had said it was finished');
   }
 
   private addToolCallDelta(delta: z.infer<typeof toolCallDeltaSchema>): void {
