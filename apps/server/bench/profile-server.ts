@@ -19,7 +19,7 @@ import type { TRPCClient } from '@trpc/client';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
-import { buildServer, startShippedServer } from './support/shipped-server';
+import { buildServer, startShippedServer, UNBOUNDED_RUN_RATE } from './support/shipped-server';
 
 /** Where an object's memory is charged in the heap report: the per-session objects of Airlock, tRPC and ws. */
 const OWNERS = new Set([
@@ -46,7 +46,7 @@ const [mode = 'cpu', countArg, decisionArg = 'allow'] = process.argv.slice(2);
 const decision = decisionArg === 'deny' ? 'deny' : 'allow';
 buildServer();
 const model = await startFakeModelServer();
-const server = await startShippedServer({ modelUrl: model.baseURL });
+const server = await startShippedServer({ modelUrl: model.baseURL, args: UNBOUNDED_RUN_RATE });
 const inspector = await server.inspector();
 
 type Client = { trpc: TRPCClient<AppRouter>; close: () => Promise<void> };

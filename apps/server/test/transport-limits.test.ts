@@ -446,6 +446,61 @@ describe('runs of a closed connection', () => {
   });
 });
 
+describe('the rates of the token, over all its connections', () => {
+  /** The first event of a new run, or why it was refused. */
+  const startRun = (client: ReturnType<typeof connectClient>['client'], n: number) => {
+    const first = deferred<unknown>();
+    client.chat.stream.subscribe({ sessionId: `s${n}`, runId: `r${n}`, message: 'go' }, { onData: (value) => first.resolve(value), onError: (error) => first.reject(error) });
+    return first.promise.then(
+      (event) => event,
+      (cause: unknown) => (cause instanceof TRPCClientError ? `${String(cause.data?.code)}: ${cause.message}` : cause),
+    );
+  };
+
+  it('new runs: a second connection, or one opened after the first closed, gets no fresh burst (found in review)', async () => {
+    await using running = await startTestServer({ steps: [textStep('1'), textStep('2'), textStep('3'), textStep('4')], capacity: { runBurst: 2, runsPerMinute: 1 } });
+    const refusal = /^TOO_MANY_REQUESTS: limit exceeded: at most 1 run per minute over all connections with the token, after a burst of 2; try again in \d+ s$/;
+    await using second = connectClient(running.server);
+    {
+      await using first = connectClient(running.server);
+      expect(await startRun(first.client, 1)).toMatchObject({ data: { type: 'run-start', runId: 'r1' } });
+      expect(await startRun(second.client, 2)).toMatchObject({ data: { type: 'run-start', runId: 'r2' } });
+      expect(await startRun(second.client, 3)).toMatch(refusal);
+    }
+    await using third = connectClient(running.server);
+    expect(await startRun(third.client, 4)).toMatch(refusal);
+    expect([running.chat.isRunActive('r3'), running.chat.isRunActive('r4')]).toStrictEqual([false, false]);
+    expect((await third.client.sessions.list.query()).sessions.map((session) => session.sessionId).sort()).toStrictEqual(['s1', 's2']);
+  });
+
+  it('changes every watch is told of: a new connection does not start its burst again (found in review)', async () => {
+    await using running = await startTestServer({ steps: [textStep('hi')] });
+    await using connection = connectClient(running.server);
+    await runToEnd(connection.client, 's1', 'r1');
+    const changeBatch = async (titles: string[]) => {
+      await using raw = await authenticatedSocket(running.server);
+      const answers = new Map<number, WireMessage>();
+      const all = deferred<void>();
+      raw.socket.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString('utf8')) as WireMessage;
+        if (typeof message.id === 'number') answers.set(message.id, message);
+        if (answers.size === titles.length) all.resolve();
+      });
+      raw.socket.send(JSON.stringify(titles.map((title, i) => ({ id: i + 1, method: 'mutation', params: { path: 'sessions.update', input: { sessionId: 's1', title } } }))));
+      await all.promise;
+      return [...answers.values()].map((answer) => answer.error?.data.code ?? 'ok');
+    };
+    expect(await changeBatch(Array.from({ length: 60 }, (_, i) => `title ${i}`))).toStrictEqual(Array.from({ length: 60 }, () => 'ok'));
+    expect(await changeBatch(['one more'])).toStrictEqual(['TOO_MANY_REQUESTS']);
+    const refused = await connection.client.sessions.update.mutate({ sessionId: 's1', title: 'from the first' }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(refused instanceof TRPCClientError && String(refused.data?.code)).toBe('TOO_MANY_REQUESTS');
+    expect((await connection.client.sessions.list.query()).sessions[0]?.title).toBe('title 59');
+  });
+});
+
 describe('a message of many members', () => {
   const confirmFrame = (keys: number) => {
     const edited: Record<string, number> = {};

@@ -1,5 +1,6 @@
 import { LimitExceededError, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { AnswerQueue } from './answer-queue';
+import { TokenRates } from './token-rates';
 import { NoClientClockError } from './decision-deadline';
 import type { ChatService } from './chat-service';
 import type { SendWindow, SubscriptionPlaces } from './event-log';
@@ -121,9 +122,9 @@ export interface AirlockServices {
 export interface ConnectionLimits {
   /** Runs one connection may have going at once. Default 4. */
   maxConcurrentRuns?: number;
-  /** New messages one connection may send per minute. Default 30. */
+  /** New messages per minute, when the connection has no `rates` shared with others. Default 30. */
   messagesPerMinute?: number;
-  /** Messages that may be sent back to back before the per-minute rate applies. Default 10. */
+  /** Messages that may be sent back to back before the per-minute rate applies, likewise. Default 10. */
   messageBurst?: number;
   /** Subscriptions (run streams, session watches) one connection may hold open at once. Default 32. */
   maxSubscriptions?: number;
@@ -137,15 +138,6 @@ export type WatchKind = 'sessions' | 'settings';
  * client holding many made every change cost the server work for each of them (about 20 µs a watch).
  */
 export const MAX_WATCHES_PER_KIND = 4;
-
-/**
- * Changes one connection may make that every watch is told of (a chat's title or settings, a chat deleted, the tool
- * settings): this many back to back, then CHANGES_PER_MINUTE. Each costs the server work for every watch open on
- * every connection, so unbounded they let one client stall everyone. Room for a person: a number setting's arrows
- * held down send a change for each step.
- */
-export const CHANGE_BURST = 60;
-export const CHANGES_PER_MINUTE = 120;
 
 /**
  * The runs of a server's connections that closed before their runs ended. A run goes on without its connection (its
@@ -182,11 +174,16 @@ export interface ConnectionOptions extends ConnectionLimits {
    * counting when it closes.
    */
   leftRuns?: LeftRuns;
+  /**
+   * The rates of the credential it was opened with, shared by all of that credential's connections (see TokenRates).
+   * Default its own, of `messagesPerMinute` and `messageBurst`.
+   */
+  rates?: TokenRates;
   /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
   sendWindow?: SendWindow;
   /** What the client calls itself (its `client` connection parameter), for the ledger of its decisions. Default none. */
   clientLabel?: string;
-  /** Clock for the message budget. Default `Date.now`. */
+  /** Clock for its own rates, when it is given none. Default `Date.now`. */
   now?: () => number;
   /**
    * The client's clock against this process's `performance.now()` (see `clientClockOffset`), by which a decision's
@@ -195,24 +192,19 @@ export interface ConnectionOptions extends ConnectionLimits {
   clientClockOffset?: number;
 }
 
-/** Per-connection state: the runs it started, its message budget, its open subscriptions. */
+/** Per-connection state: the runs it started, its open subscriptions, and the rates of its credential. */
 export class ConnectionState implements SubscriptionPlaces {
   private readonly runIds = new Set<string>();
   /** Those of `runIds` taken on from connections closed before this one; made with the first (most take on none). */
   private takenOn: Set<string> | undefined = undefined;
   private readonly leftRuns: LeftRuns | undefined;
   private closed = false;
-  private tokens: number;
-  private refilledAt: number;
   private subscriptions = 0;
   private readonly watches: Record<WatchKind, number> = { sessions: 0, settings: 0 };
-  private readonly changeBudget: TokenBucket;
+  private readonly rates: TokenRates;
   private reservedRuns = 0;
   private readonly maxRuns: number;
-  private readonly perMinute: number;
-  private readonly burst: number;
   private readonly maxSubscriptions: number;
-  private readonly now: () => number;
   readonly sendWindow: SendWindow | undefined;
   /** Its queries, answered one at a time while the send window is open. */
   readonly answers: AnswerQueue;
@@ -225,17 +217,12 @@ export class ConnectionState implements SubscriptionPlaces {
   ) {
     this.maxRuns = options.maxConcurrentRuns ?? 4;
     this.leftRuns = options.leftRuns;
-    this.perMinute = options.messagesPerMinute ?? 30;
-    this.burst = options.messageBurst ?? 10;
+    this.rates = options.rates ?? new TokenRates({ runsPerMinute: options.messagesPerMinute ?? 30, runBurst: options.messageBurst ?? 10, ...(options.now === undefined ? {} : { now: options.now }) });
     this.maxSubscriptions = options.maxSubscriptions ?? 32;
     this.sendWindow = options.sendWindow;
     this.answers = new AnswerQueue(options.sendWindow);
     this.clientLabel = options.clientLabel;
     this.clientClockOffset = options.clientClockOffset;
-    this.now = options.now ?? Date.now;
-    this.tokens = this.burst;
-    this.refilledAt = this.now();
-    this.changeBudget = new TokenBucket(CHANGE_BURST, CHANGES_PER_MINUTE, this.now);
   }
 
   /** A time on the client's clock (a decision's `notAfter`) as this process's `performance.now()`, at or before it. */
@@ -277,11 +264,11 @@ export class ConnectionState implements SubscriptionPlaces {
   }
 
   /**
-   * Spends one of the connection's changes that every watch is told of, or throws LimitExceededError when it has
+   * Spends one of its credential's changes that every watch is told of, or throws LimitExceededError when they have
    * made CHANGE_BURST back to back and more than CHANGES_PER_MINUTE since.
    */
   spendChange(): void {
-    if (!this.changeBudget.take()) throw new LimitExceededError(`changes to chats and settings per minute per connection, after a burst of ${CHANGE_BURST}`, CHANGES_PER_MINUTE);
+    this.rates.spendChange();
   }
 
   /**
@@ -305,15 +292,7 @@ export class ConnectionState implements SubscriptionPlaces {
       const those = closed === 0 ? '' : ` (${closed} of them started on connections since closed, counted here until they end)`;
       throw new LimitExceededError(`concurrent runs per connection${those}`, this.maxRuns);
     }
-    const now = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 60_000) * this.perMinute);
-    this.refilledAt = now;
-    if (this.tokens < 1) {
-      // Named as the setting is (`--runs-per-minute`), with when the next run is let through.
-      const what = `${this.perMinute === 1 ? 'run' : 'runs'} per minute per connection, after a burst of ${this.burst}`;
-      throw new LimitExceededError(what, this.perMinute, ((1 - this.tokens) / this.perMinute) * 60_000);
-    }
-    this.tokens -= 1;
+    this.rates.spendRun();
     this.reservedRuns++;
     let settled = false;
     const settle = () => {
@@ -338,30 +317,6 @@ export class ConnectionState implements SubscriptionPlaces {
     this.leftRuns?.leave(this.runIds);
     this.runIds.clear();
     this.takenOn = undefined;
-  }
-}
-
-/** `burst` tokens, refilled at `perMinute`; each take spends one. */
-class TokenBucket {
-  private tokens: number;
-  private refilledAt: number;
-
-  constructor(
-    private readonly burst: number,
-    private readonly perMinute: number,
-    private readonly now: () => number,
-  ) {
-    this.tokens = burst;
-    this.refilledAt = now();
-  }
-
-  take(): boolean {
-    const now = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 60_000) * this.perMinute);
-    this.refilledAt = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
   }
 }
 
