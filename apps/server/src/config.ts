@@ -10,6 +10,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEO
 import { shellQuoted } from './shell-quoted';
 import { SOCKET_FOLDERS } from './tools/sandbox/host-layout';
 import { DEFAULT_MAX_PROCESSES, MAX_MAX_PROCESSES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
+import { DEFAULT_TMPFS_MIB, MAX_TMPFS_MIB, MIN_TMPFS_MIB } from './tools/sandbox/tmpfs-size';
 
 export interface AirlockConfig {
   /** Interface the server binds. */
@@ -43,6 +44,8 @@ export interface AirlockConfig {
   toolNetwork: boolean;
   /** Processes (threads included) one sandboxed terminal or python call may run at once. Unset: the tools' default (1024). */
   toolMaxProcesses?: number;
+  /** MiB one sandboxed terminal or python call's /tmp and /dev/shm may each hold. Unset: the tools' default (512). */
+  toolTmpSize?: number;
   /** Real path of the MCP servers file (what is read, and hidden from tool sandboxes). */
   mcpConfigPath: string | undefined;
   /** The MCP servers file as given, made absolute but with links not followed: what its errors call it. Default `mcpConfigPath`. */
@@ -161,6 +164,7 @@ Options (each also readable from the environment):
   --tool-sandbox <mode>  AIRLOCK_TOOL_SANDBOX  auto | bubblewrap | none: how terminal and python are held (default auto)
   --tool-network <on|off> AIRLOCK_TOOL_NETWORK whether terminal and python reach the network (default on; off needs bubblewrap)
   --tool-max-processes <n> AIRLOCK_TOOL_MAX_PROCESSES processes and threads one sandboxed call may run at once (default ${DEFAULT_MAX_PROCESSES})
+  --tool-tmp-size <MiB>  AIRLOCK_TOOL_TMP_SIZE MiB a sandboxed call's /tmp and /dev/shm may each hold, in memory (default ${DEFAULT_TMPFS_MIB})
 Several instances on one PostgreSQL database (see the README):
   --database-url <url>   AIRLOCK_DATABASE_URL  postgres://… shared by the instances, in place of --data-dir
   --database-schema <s>  AIRLOCK_DATABASE_SCHEMA  the schema of Airlock's tables (default public)
@@ -209,6 +213,7 @@ const FLAGS = {
   'tool-sandbox': { type: 'string' },
   'tool-network': { type: 'string' },
   'tool-max-processes': { type: 'string' },
+  'tool-tmp-size': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-unauthenticated': { type: 'string' },
   'auth-timeout-ms': { type: 'string' },
@@ -277,6 +282,12 @@ const maxProcessesSchema = z
   .regex(/^\d{1,7}$/, maxProcessesRange)
   .transform(Number)
   .refine((value) => value >= MIN_MAX_PROCESSES && value <= MAX_MAX_PROCESSES, maxProcessesRange);
+const tmpSizeRange = `must be a whole number of MiB from ${MIN_TMPFS_MIB} to ${MAX_TMPFS_MIB}`;
+const tmpSizeSchema = z
+  .string()
+  .regex(/^\d{1,7}$/, tmpSizeRange)
+  .transform(Number)
+  .refine((value) => value >= MIN_TMPFS_MIB && value <= MAX_TMPFS_MIB, tmpSizeRange);
 
 /**
  * Variables whose empty value is an error rather than unset: unset, they give the weaker setting (the network on, a
@@ -386,6 +397,7 @@ export function loadConfig(
     toolSandbox,
     toolNetwork,
     toolMaxProcesses: validate(maxProcessesSchema, pick('tool-max-processes', 'AIRLOCK_TOOL_MAX_PROCESSES')) ?? DEFAULT_MAX_PROCESSES,
+    toolTmpSize: validate(tmpSizeSchema, pick('tool-tmp-size', 'AIRLOCK_TOOL_TMP_SIZE')) ?? DEFAULT_TMPFS_MIB,
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     ...(mcpInput === undefined ? {} : { mcpConfigName: resolve(cwd, mcpInput.value) }),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),

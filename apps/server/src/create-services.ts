@@ -13,7 +13,18 @@ import { RuleBook, staleToolNames } from './rules';
 import { SqliteStore } from './store/sqlite-store';
 import { asStorageFailure, withStorageFailures } from './store/storage-failure';
 import { StoreError } from './store/store-error';
-import { createBuiltinTools, DEFAULT_MAX_PROCESSES, isWithin, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
+import {
+  createBuiltinTools,
+  DEFAULT_MAX_PROCESSES,
+  DEFAULT_TMPFS_MIB,
+  isWithin,
+  ownHostUserId,
+  processLimitWarning,
+  resolveToolSandbox,
+  SandboxUnavailableError,
+  UNSIZED_TMPFS_WARNING,
+  type ToolSandbox,
+} from './tools';
 
 export interface CreateServicesOptions {
   /** Receives start-up notes (a model warning, MCP server messages). Default `logToConsole` (control characters shown as codes). */
@@ -49,6 +60,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   // The kernel exempts root from the limit: said once here rather than pretended.
   const limitWarning = sandbox.kind === 'bubblewrap' ? processLimitWarning(maxProcesses, ownHostUserId()) : null;
   if (limitWarning !== null) log(limitWarning);
+  if (sandbox.kind === 'bubblewrap' && sandbox.unsizedTmpfs) log(UNSIZED_TMPFS_WARNING);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
   // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.
   const databaseFiles =
@@ -70,6 +82,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     secretValues,
     sandbox,
     maxProcesses,
+    tmpfsMiB: config.toolTmpSize ?? DEFAULT_TMPFS_MIB,
     hiddenPaths,
     outputFiles,
     log,

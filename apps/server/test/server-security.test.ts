@@ -704,6 +704,16 @@ describe('loadConfig', () => {
     expect(await problem([], { AIRLOCK_TOOL_MAX_PROCESSES: '0' })).toBe('AIRLOCK_TOOL_MAX_PROCESSES: must be a whole number from 16 to 4194304');
   });
 
+  it('reads the size of a tool call’s /tmp and /dev/shm, 512 MiB by default, and names a bad one', async () => {
+    expect((await load([])).toolTmpSize).toBe(512);
+    expect((await load(['--tool-tmp-size', '2048'], { AIRLOCK_TOOL_TMP_SIZE: '64' })).toolTmpSize).toBe(2048);
+    expect((await load([], { AIRLOCK_TOOL_TMP_SIZE: '64' })).toolTmpSize).toBe(64);
+    for (const bad of ['0', '1048577', '512m', '-1', '1e3', 'unlimited']) {
+      expect(await problem([`--tool-tmp-size=${bad}`])).toBe('--tool-tmp-size: must be a whole number of MiB from 1 to 1048576');
+    }
+    expect(await problem([], { AIRLOCK_TOOL_TMP_SIZE: '0' })).toBe('AIRLOCK_TOOL_TMP_SIZE: must be a whole number of MiB from 1 to 1048576');
+  });
+
   it('names a bad port', async () => {
     expect(await problem([], { AIRLOCK_PORT: '70000' })).toBe('AIRLOCK_PORT: must be a whole number from 0 to 65535');
     expect(await problem(['--port', 'http'])).toBe('--port: must be a whole number from 0 to 65535');

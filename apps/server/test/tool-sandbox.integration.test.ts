@@ -507,3 +507,51 @@ finally:
     60_000,
   );
 });
+
+describe('the memory a sandboxed call can fill', () => {
+  const SIZE_MIB = 8;
+
+  test.skipIf('skip' in who)(
+    `its /tmp and /dev/shm hold at most --tool-tmp-size, it writes no other place in memory, and the answer says the space ran out${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      const workspace = path.join(folder.path, 'ws');
+      await mkdir(workspace);
+      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+      await using server = await launch({
+        env: { PATH: TOOL_PATH, HOME: folder.path },
+        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', '--tool-tmp-size', String(SIZE_MIB)],
+        ...(user === undefined ? {} : { user }),
+      });
+      // Eight times the size: without the bound every byte of it is written, and the test fails, not the machine.
+      for (const place of ['/tmp', '/dev/shm']) {
+        const filled = await allowedCall(server, fake, `head -c ${8 * SIZE_MIB}M /dev/zero > ${place}/fill; status=$?; echo "wrote $(wc -c < ${place}/fill)"; exit $status`);
+        expect(filled.outcome).toBe('error');
+        expect(filled.result).toContain(`error writing 'standard output': No space left on device`);
+        expect(filled.result).toContain(`wrote ${SIZE_MIB * 1024 * 1024}\n`);
+        expect(filled.result).toContain(
+          `airlock: this call's ${place} ran out of space: it holds at most ${SIZE_MIB} MiB, in memory (--tool-tmp-size); write larger files in the workspace\n`,
+        );
+        expect(filled.result).toMatch(/\nexit code: 1$/);
+      }
+      // /dev itself, the socket folders' covers, and a tmpfs of the call's own in a user namespace it makes.
+      const elsewhere = await allowedCall(
+        server,
+        fake,
+        'for place in /dev /run; do head -c 1M /dev/zero > $place/fill 2>/dev/null && echo "wrote $place"; done; ' +
+          'unshare --user --map-root-user --mount sh -c "mount -t tmpfs none /mnt && echo mounted"; echo done',
+      );
+      expect(elsewhere.outcome).toBe('executed');
+      expect(elsewhere.result).not.toContain('wrote');
+      expect(elsewhere.result).not.toContain('mounted');
+      expect(elsewhere.result).toContain('Operation not permitted');
+      expect(elsewhere.result).toMatch(/\ndone\nexit code: 0$/);
+      // A call that fits says nothing more, and the server runs on.
+      expect(await allowedCall(server, fake, 'head -c 1M /dev/zero > /tmp/fits && echo fits')).toMatchObject({ outcome: 'executed', result: 'fits\nexit code: 0' });
+      expect(await isRunning(server.serverPid)).toBe(true);
+    },
+    60_000,
+  );
+});

@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import type { HostLookup } from './pinned-hosts';
 import { isRemotePublicAddress } from './public-address';
 import { checkedMaxProcesses, DEFAULT_MAX_PROCESSES } from './sandbox/process-limit';
+import { checkedTmpfsMiB, DEFAULT_TMPFS_MIB } from './sandbox/tmpfs-size';
 import type { SandboxMode, ToolSandbox } from './sandbox/tool-sandbox';
 
 export interface BuiltinToolsOptions {
@@ -33,6 +34,11 @@ export interface BuiltinToolsOptions {
    * createBuiltinTools throws); default 1,024.
    */
   maxProcesses?: number;
+  /**
+   * MiB a sandboxed terminal or python call's /tmp and /dev/shm may each hold; a write past it fails with ENOSPC ("No
+   * space left on device"). Needs bubblewrap 0.7.0 or later. 1 to 1,048,576 (else createBuiltinTools throws); default 512.
+   */
+  tmpfsMiB?: number;
   /** Folders and files a sandboxed call must not see (data dir, token and key files). Default none. */
   hiddenPaths?: readonly string[];
   /**
@@ -83,6 +89,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     sandbox: options.sandbox ?? 'auto',
     network: options.network ?? true,
     maxProcesses: checkedMaxProcesses(options.maxProcesses ?? DEFAULT_MAX_PROCESSES),
+    tmpfsMiB: checkedTmpfsMiB(options.tmpfsMiB ?? DEFAULT_TMPFS_MIB),
     hiddenPaths: options.hiddenPaths ?? [],
     outputFiles: options.outputFiles ?? (() => []),
     maxReadBytes: options.maxReadBytes ?? 1024 * 1024,

@@ -19,6 +19,7 @@ export { isWithin } from './path-within';
 export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
+export { DEFAULT_TMPFS_MIB, UNSIZED_TMPFS_WARNING } from './sandbox/tmpfs-size';
 
 /**
  * The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one

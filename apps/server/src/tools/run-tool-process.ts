@@ -85,7 +85,7 @@ export async function runToolProcess(
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
     ...(command.input === undefined ? {} : { input: command.input }),
-    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, veiled, options.maxProcesses) } : {}),
+    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, veiled, options) } : {}),
   }).finally(() => watch?.close());
   const output = processToolOutput(result);
   // The kill takes a moment: what the call did in it is not known. A config held read-only is put back as it was
@@ -146,7 +146,7 @@ export async function runOutsideWorkspace(
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
         veiledFolders(scratch, hidden, own, alwaysVeiled(options, homeSockets, hidden)),
-        options.maxProcesses,
+        options,
       ),
     ),
   );
@@ -218,9 +218,10 @@ function bubblewrapFor(
   command: ToolProcess,
   hidden: readonly HiddenMask[],
   veiled: readonly VeiledFolder[],
-  maxProcesses: number,
+  { maxProcesses, tmpfsMiB }: Pick<ResolvedToolsOptions, 'maxProcesses' | 'tmpfsMiB'>,
 ): BubblewrapSandbox {
-  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network }, maxProcesses };
+  const tmpfs = sandbox.unsizedTmpfs ? {} : { tmpfsBytes: tmpfsMiB * 1024 * 1024 };
+  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network, ...tmpfs }, maxProcesses };
 }
 
 /**

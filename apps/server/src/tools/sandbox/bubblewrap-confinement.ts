@@ -9,6 +9,7 @@ import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { spawnWatched } from '../process-watchdog';
 import { callFilter } from './call-filter';
 import { pidNamespaceMembers } from './pid-namespace';
+import { sandboxRunScript } from './call-run-script';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
@@ -44,7 +45,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
-  const script = limitedWrapperScript(sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES);
+  const tmpfsBytes = sandbox.policy.tmpfsBytes;
+  const script = limitedWrapperScript(sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES, sandboxRunScript(tmpfsBytes === undefined ? undefined : tmpfsBytes / (1024 * 1024)));
   const filter = callFilter();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);

@@ -12,6 +12,11 @@
  * - io_uring (io_uring_setup, io_uring_enter, io_uring_register). The kernel carries out its queued operations without
  *   the system calls they stand for, out of the filter's sight: an IORING_OP_OPENAT with O_CREAT and mode 04755 made a
  *   set-user-ID file no openat could. Refused whole, as container runtimes' default profiles do.
+ * - mounting (mount, umount, pivot_root and the new mount API: fsopen, fsmount, move_mount…). The call has no
+ *   capability to mount in its own namespaces, but in a user namespace of its own (`unshare -rm`) it has: there it
+ *   mounted a tmpfs of half the machine's memory beside its bounded /tmp, memory that no process is charged for and
+ *   nothing frees until the call ends. A program that makes a user namespace without mounting (a browser's sandbox)
+ *   still runs.
  */
 
 // struct seccomp_data: int nr at offset 0, __u32 arch at offset 4, __u64 instruction_pointer, __u64 args[6] from 16.
@@ -44,6 +49,8 @@ interface Abi {
   arch: number;
   /** add_key, request_key and keyctl in that ABI. */
   keyring: readonly number[];
+  /** mount, umount2 (and the old umount where there is one) and pivot_root in that ABI. */
+  mounts: readonly number[];
   modeCalls: readonly ModeCall[];
   openat2: number;
   /** Bits cleared from the call number before comparing: x32 calls are x86-64's with bit 30 set. */
@@ -52,6 +59,8 @@ interface Abi {
 
 /** io_uring_setup, io_uring_enter and io_uring_register: one number each on every architecture. */
 const IO_URING = [425, 426, 427];
+/** open_tree, move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr, open_tree_attr: one number each everywhere. */
+const NEW_MOUNT_API = [428, 429, 430, 431, 432, 433, 442, 467];
 /** fchmodat2 and openat2 have one number on every architecture; fchmodat2 takes its mode third. */
 const FCHMODAT2: ModeCall = { nr: 452, mode: 2 };
 const OPENAT2 = 437;
@@ -59,6 +68,7 @@ const OPENAT2 = 437;
 const X86_64: Abi = {
   arch: 0xc000003e,
   keyring: [248, 249, 250],
+  mounts: [165, 166, 155],
   // open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat
   modeCalls: [{ nr: 2, mode: 2, flags: 1 }, { nr: 85, mode: 1 }, { nr: 90, mode: 1 }, { nr: 91, mode: 1 }, { nr: 133, mode: 1 }, { nr: 257, mode: 3, flags: 2 }, { nr: 259, mode: 2 }, { nr: 268, mode: 2 }, FCHMODAT2],
   openat2: OPENAT2,
@@ -67,12 +77,14 @@ const X86_64: Abi = {
 const I386: Abi = {
   arch: 0x40000003,
   keyring: [286, 287, 288],
+  mounts: [21, 22, 52, 217],
   modeCalls: [{ nr: 5, mode: 2, flags: 1 }, { nr: 8, mode: 1 }, { nr: 15, mode: 1 }, { nr: 94, mode: 1 }, { nr: 14, mode: 1 }, { nr: 295, mode: 3, flags: 2 }, { nr: 297, mode: 2 }, { nr: 306, mode: 2 }, FCHMODAT2],
   openat2: OPENAT2,
 };
 const AARCH64: Abi = {
   arch: 0xc00000b7,
   keyring: [217, 218, 219],
+  mounts: [40, 39, 41],
   // mknodat, fchmod, fchmodat, openat (the generic ABI has no open, creat, chmod or mknod)
   modeCalls: [{ nr: 33, mode: 2 }, { nr: 52, mode: 1 }, { nr: 53, mode: 2 }, { nr: 56, mode: 3, flags: 2 }, FCHMODAT2],
   openat2: OPENAT2,
@@ -80,6 +92,7 @@ const AARCH64: Abi = {
 const ARM: Abi = {
   arch: 0x40000028,
   keyring: [309, 310, 311],
+  mounts: [21, 52, 218],
   modeCalls: [{ nr: 5, mode: 2, flags: 1 }, { nr: 8, mode: 1 }, { nr: 15, mode: 1 }, { nr: 94, mode: 1 }, { nr: 14, mode: 1 }, { nr: 322, mode: 3, flags: 2 }, { nr: 324, mode: 2 }, { nr: 333, mode: 2 }, FCHMODAT2],
   openat2: OPENAT2,
 };
@@ -116,7 +129,7 @@ function assemble(abis: readonly Abi[]): Buffer {
     const archCheck = program.push([BPF_JEQ_K, 0, 0, abi.arch]) - 1;
     program.push([BPF_LD_W_ABS, 0, 0, NR_OFFSET]);
     if (abi.clear !== undefined) program.push([BPF_AND_K, 0, 0, ~abi.clear >>> 0]);
-    for (const call of [...abi.keyring, ...IO_URING]) toDeny.push([program.push([BPF_JEQ_K, 0, 0, call]) - 1, 1]);
+    for (const call of [...abi.keyring, ...IO_URING, ...abi.mounts, ...NEW_MOUNT_API]) toDeny.push([program.push([BPF_JEQ_K, 0, 0, call]) - 1, 1]);
     const openat2 = program.push([BPF_JEQ_K, 0, 0, abi.openat2]) - 1;
     const modeJumps = abi.modeCalls.map((call) => program.push([BPF_JEQ_K, 0, 0, call.nr]) - 1);
     program.push([BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW]);

@@ -6,7 +6,14 @@ import { bubblewrapArgs } from './sandbox-policy';
 const BWRAP_LOCATIONS = ['/usr/bin/bwrap', '/bin/bwrap', '/usr/local/bin/bwrap'];
 const PROBE_TIMEOUT_MS = 10_000;
 
-export type BubblewrapProbe = { available: true; bwrap: string } | { available: false; reason: string };
+/**
+ * `unsizedTmpfs`: this bubblewrap cannot bound a tmpfs (--size came in 0.7.0, and a set-user-ID one refuses it), so a
+ * call's /tmp and /dev/shm hold up to the kernel's default, half the machine's memory each.
+ */
+export type BubblewrapProbe = { available: true; bwrap: string; unsizedTmpfs?: true } | { available: false; reason: string };
+
+/** What the probe's /tmp is bounded to: any size tells whether bubblewrap takes one. */
+const PROBE_TMPFS_BYTES = 1024 * 1024;
 
 const probes = new Map<string, Promise<BubblewrapProbe>>();
 
@@ -24,12 +31,19 @@ export function probeBubblewrap(network: boolean): Promise<BubblewrapProbe> {
 async function runProbe(network: boolean): Promise<BubblewrapProbe> {
   const bwrap = await firstExecutable(BWRAP_LOCATIONS);
   if (bwrap === undefined) return { available: false, reason: `bubblewrap is not installed (no ${BWRAP_LOCATIONS.join(', ')})` };
-  const args = [...bubblewrapArgs({ workspace: '/tmp', network }), '--', '/bin/sh', '-c', 'exit 0'];
+  const sized = await tryStart(bwrap, network, PROBE_TMPFS_BYTES);
+  if (sized === undefined) return { available: true, bwrap };
+  const unsized = await tryStart(bwrap, network, undefined);
+  if (unsized === undefined) return { available: true, bwrap, unsizedTmpfs: true };
+  return { available: false, reason: `${bwrap} cannot start a sandbox here: ${unsized}` };
+}
+
+/** Starts a trivial command in a sandbox: undefined when it ran, else the first line bubblewrap said. */
+function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined): Promise<string | undefined> {
+  const args = [...bubblewrapArgs({ workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }) }), '--', '/bin/sh', '-c', 'exit 0'];
   return new Promise((resolve) => {
     execFile(bwrap, args, { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
-      if (error === null) return resolve({ available: true, bwrap });
-      const detail = stderr.trim().split('\n')[0] || error.message;
-      resolve({ available: false, reason: `${bwrap} cannot start a sandbox here: ${detail}` });
+      resolve(error === null ? undefined : stderr.trim().split('\n')[0] || error.message);
     });
   });
 }

@@ -24,9 +24,9 @@ export const LIMIT_NOT_SET_EXIT_CODE = 126;
  * Shells spell it differently (`ulimit -u` in bash, `ulimit -p` in dash, where bash's `-p` is the pipe size), so
  * both are tried, and what counts is what the kernel then holds: the hard limit read back from /proc/self/limits
  * must be at most `maxProcesses` (one already lower is kept), else the command is not run. Builtins only: nothing
- * forks before the limit is checked.
+ * forks before the limit is checked. `run` then runs the command (default WRAPPER_SCRIPT).
  */
-export function limitedWrapperScript(maxProcesses: number): string {
+export function limitedWrapperScript(maxProcesses: number, run: string = WRAPPER_SCRIPT): string {
   const limit = String(checkedMaxProcesses(maxProcesses));
   const refusal = `airlock: /bin/sh in the sandbox could not limit this call to ${limit} processes, so the command was not run`;
   return [
@@ -36,7 +36,7 @@ export function limitedWrapperScript(maxProcesses: number): string {
     'if [ -r /proc/self/limits ]; then while read -r w1 w2 soft max rest; do if [ "$w1 $w2" = "Max processes" ]; then hard=$max; fi; done < /proc/self/limits; fi',
     `case $hard in ''|*[!0-9]*) hard=unset ;; esac`,
     `if [ "$hard" = unset ] || [ "$hard" -gt ${limit} ]; then echo '${refusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
-    WRAPPER_SCRIPT,
+    run,
   ].join('\n');
 }
 

@@ -30,6 +30,8 @@ describe('bubblewrap arguments', () => {
       ...['--bind', '/home/me/.config/airlock', '/home/me/.config/airlock'],
       ...['--tmpfs', '/home/me/.local/share/airlock'],
       ...['--ro-bind', '/dev/null', '/home/me/.config/airlock/token'],
+      ...['--remount-ro', '/srv/data'],
+      ...['--remount-ro', '/home/me/.local/share/airlock'],
     ]);
   });
 
@@ -65,6 +67,7 @@ describe('bubblewrap arguments', () => {
       ...['--remount-ro', '/home/me'],
       ...['--bind', '/home/me/work', '/home/me/work'],
       ...['--tmpfs', '/home/me/.config/chromium'],
+      ...['--remount-ro', '/home/me/.config/chromium'],
     ]);
   });
 
@@ -82,6 +85,8 @@ describe('bubblewrap arguments', () => {
       ...['--ro-bind', '/run/systemd/resolve/stub-resolv.conf', '/run/systemd/resolve/stub-resolv.conf'],
       ...['--bind', '/run/user/1000/work', '/run/user/1000/work'],
       ...['--ro-bind', '/dev/null', '/run/user/1000/work/key'],
+      ...['--remount-ro', '/run'],
+      ...['--remount-ro', '/var/lib/mysql'],
     ]);
   });
 
@@ -107,6 +112,20 @@ describe('bubblewrap arguments', () => {
       ...['--ro-bind-fd', '7', '/w/.airlock'],
       ...['--tmpfs', '/w/.airlock'],
       ...['--ro-bind-fd', '6', '/w/.git/config'],
+      ...['--remount-ro', '/w/.airlock'],
     ]);
+  });
+
+  test('the call writes only to its /tmp and /dev/shm, each of the size given; /dev is read-only', () => {
+    const args = bubblewrapArgs({ workspace: '/w', network: true, tmpfsBytes: 1_048_576 }, NO_SOCKET_FOLDERS);
+    expect(args.slice(args.indexOf('--dev'), args.indexOf('/tmp') + 1)).toStrictEqual([
+      ...['--dev', '/dev'],
+      ...['--size', '1048576', '--tmpfs', '/dev/shm'],
+      ...['--remount-ro', '/dev'],
+      ...['--proc', '/proc'],
+      ...['--size', '1048576', '--tmpfs', '/tmp'],
+    ]);
+    const unsized = bubblewrapArgs({ workspace: '/w', network: true }, NO_SOCKET_FOLDERS);
+    expect(unsized.includes('--size')).toBe(false);
   });
 });

@@ -32,6 +32,11 @@ export interface SandboxPolicy {
   emptyReadOnly?: readonly ({ path: string; folder: true } | { path: string; folder: false; fd: number })[];
   /** The descriptor, in bubblewrap, it reads the call's seccomp filter from (see callFilter). Default none. */
   seccompFd?: number;
+  /**
+   * Bytes the call's /tmp and its /dev/shm may each hold (bubblewrap's --size, from 0.7.0 on). Unset: the kernel's
+   * default, half the machine's memory each, for a bubblewrap without --size.
+   */
+  tmpfsBytes?: number;
 }
 
 type Mount = { path: string; args: string[] };
@@ -47,6 +52,10 @@ type Mount = { path: string; args: string[] };
  * folder between the workspace and a hidden path is bound over itself: a mount point
  * cannot be renamed (EBUSY), so no call can move a hidden path away from under its mask, for itself or for the
  * calls after it.
+ *
+ * A tmpfs lives in memory, where no process is charged for it: filled, the kernel kills process after process (this
+ * server among them) and frees none of it. So the call writes only to /tmp and /dev/shm, each bounded (`tmpfsBytes`);
+ * /dev and every mask's tmpfs are made read-only once what lies inside them is mounted.
  */
 export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLayout()): string[] {
   const mounts: Mount[] = [
@@ -68,6 +77,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
   // workspace inside a hidden folder or a socket folder is still there. At equal depth, the order above holds
   // (the sort is stable): a hidden path is masked last.
   mounts.sort((a, b) => depth(a.path) - depth(b.path));
+  // Read-only only at the end: bubblewrap makes the mount points of what lies deeper in them.
+  const writableMasks = mounts.filter((mount) => mount.args[0] === '--tmpfs' && !mount.args.includes('--remount-ro')).map((mount) => mount.path);
   return [
     '--die-with-parent',
     '--new-session',
@@ -83,12 +94,23 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
     '/',
     '--dev',
     '/dev',
+    ...sized(policy.tmpfsBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--remount-ro',
+    '/dev',
     '--proc',
     '/proc',
+    ...sized(policy.tmpfsBytes),
     '--tmpfs',
     '/tmp',
     ...mounts.flatMap((mount) => mount.args),
+    ...writableMasks.flatMap((mask) => ['--remount-ro', mask]),
   ];
+}
+
+function sized(bytes: number | undefined): string[] {
+  return bytes === undefined ? [] : ['--size', String(bytes)];
 }
 
 /** The folders strictly between the (real) workspace and a hidden path inside it. */
