@@ -214,7 +214,7 @@ export class OpenAIChunkReader {
       this.calls.set(index, call);
     }
     this.lastIndex = index;
-    // Some servers repeat the id and name in every piece: the first one counts, as the turn's progress too. A piece
+    // Some servers repeat the id and name in every piece: the first id counts, and the same name again is nothing new. A piece
     // that only repeats what the call has is none, or a server resending one call's id would hold a stalled turn
     // past the idle limit for as long as it kept sending.
     let added = false;
@@ -222,7 +222,10 @@ export class OpenAIChunkReader {
       call.id = delta.id;
       added = true;
     }
-    if (name && call.name === '') {
+    // llama.cpp sends a name again, whole, as it reads more of it ("list_", then "list_directory"): a name that goes on
+    // from the call's is its name now. Any other name is another call's, not this one's.
+    if (name && name !== call.name) {
+      if (!name.startsWith(call.name)) throw new MalformedChunkError("a tool call's name changed to another mid-call");
       call.name = name;
       added = true;
     }

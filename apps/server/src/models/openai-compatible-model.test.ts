@@ -610,6 +610,26 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('takes a tool name a server sends again whole as it grows, as llama.cpp does, and refuses one changed to another', async () => {
+      const piece = (id: string | undefined, name: string | undefined, args: string) =>
+        chunk({ tool_calls: [{ index: 0, ...(id === undefined ? {} : { id, type: 'function' }), function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
+      const grown = await rawServer([`${piece('call_a', 'list_', '')}\n\n${piece('call_a', 'list_directory', '{"path":')}\n\n${piece(undefined, undefined, '"."}')}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`]);
+      const changed = await rawServer([`${piece('call_a', 'read_file', '{"path":')}\n\n${piece('call_a', 'terminal', '"."}')}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: grown.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const error = await failure(new OpenAICompatibleModel({ baseURL: changed.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal));
+
+        expect(parts).toStrictEqual([
+          { type: 'tool-call', id: 'call_a', name: 'list_directory', arguments: '{"path":"."}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+        expect(error.message).toBe(`llama.cpp: the model server at ${changed.url} sent a malformed stream chunk (a tool call's name changed to another mid-call)`);
+      } finally {
+        await grown.close();
+        await changed.close();
+      }
+    });
+
     it('gives the words of an error a server sends as an error field in place of data, the key kept out', async () => {
       const message = 'the request exceeds the available context size (key sk-test-123). try increasing the context size or enable context shift';
       const server = await rawServer([`${chunk({ content: 'Hello' })}\n\nerror: ${JSON.stringify({ code: 400, message, type: 'invalid_request_error' })}\n\ndata: [DONE]\n\n`]);
