@@ -50,6 +50,7 @@ import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
 import { turnedOffTools } from './tool-settings';
+import { WaitingCallsJudge } from './waiting-calls-judge';
 import type { ToolSettingsService } from './tool-settings-service';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredGrant, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 import { encodeSessionCursor } from './session-cursor';
@@ -485,6 +486,9 @@ export class ChatService {
   private readonly paused = new Map<string, PausedRun>();
   /** The wait before the next try to take up a paused run, kept until the run ends: a run paused again waits longer. */
   private readonly storeRetryMs = new Map<string, number>();
+  /** Judges the calls waiting here again whenever the rules change; none without rules. */
+  private readonly waitingJudge: WaitingCallsJudge | undefined;
+  private readonly stopJudging: (() => void) | undefined;
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
@@ -498,6 +502,20 @@ export class ChatService {
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
     if (options.cluster) options.registry.setArbiter((call, outcome) => this.arbitrate(call, outcome));
+    const rules = options.rules;
+    if (rules) {
+      const judge = new WaitingCallsJudge({
+        registry: options.registry,
+        rules,
+        store: this.store,
+        sessions: () => [...this.runs.values()].flatMap((run) => (run.remote ? [] : [run.sessionId])),
+        toolOf: (call) => [...(this.runs.get(call.runId)?.tools ?? []), ...options.tools()].find((tool) => tool.name === call.toolName),
+        changed: (sessionId) => this.announceWaitingChange(sessionId),
+        log: this.log,
+      });
+      this.waitingJudge = judge;
+      this.stopJudging = rules.onChange?.(() => void judge.judgeAll());
+    }
   }
 
   /**
@@ -522,12 +540,16 @@ export class ChatService {
         const session = this.sessions.get(run.sessionId);
         if (session) session.remoteRunId = run.runId;
       }
-      return { sessions: this.sessions.size, resumedRuns: await this.takeOver() };
+      const taken = await this.takeOver();
+      void this.waitingJudge?.judgeAll();
+      return { sessions: this.sessions.size, resumedRuns: taken };
     }
     let resumedRuns = 0;
     for (const run of await this.store.listUnfinishedRuns()) {
       if (await this.resumeRun(run)) resumedRuns++;
     }
+    // A rule changed while the calls restored here waited with no process holding them is judged now.
+    void this.waitingJudge?.judgeAll();
     return { sessions: this.sessions.size, resumedRuns };
   }
 
@@ -834,6 +856,7 @@ export class ChatService {
     const tool = pending && (await this.toolAsShown(pending));
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
     if (draft) refuseUnlessShown(draft.draft, input.rule);
+    if (input.decision === 'allow' && input.always === true && !asRule) await this.judgeBeforeGrant(input.sessionId);
     // Node hands a signal to its handlers only after the other events it read with it, and then the decision's
     // write and its call's start follow in one go: an allow read with a SIGTERM was stored and its tool started, to
     // be killed at once by the shutdown. Two turns of the event loop let a stop already sent begin first.
@@ -1182,6 +1205,7 @@ export class ChatService {
    */
   async shutdown(): Promise<void> {
     this.refuseNewWork();
+    this.stopJudging?.();
     // A paused run stays as it is stored (unfinished, its calls waiting): the next start takes it up.
     for (const paused of this.paused.values()) clearTimeout(paused.timer);
     for (const { timer } of this.deadlineWatches.values()) clearTimeout(timer);
@@ -1243,6 +1267,7 @@ export class ChatService {
     const draft = waiting && asRule && rules && !refused ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
     if (draft) refuseUnlessShown(draft.draft, input.rule);
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
+    if (always) await this.judgeBeforeGrant(input.sessionId);
     // Last before the claim, which is the decision: its write may still take a round trip to the database.
     refuseIfPastDeadline(input);
     // Asked for on the edited call, the grant covers the edited call. It is written with the allow, in the claim's
@@ -1455,6 +1480,11 @@ export class ChatService {
         } finally {
           this.grantChanges.delete(changed);
         }
+        if (grant && this.registry.listPending(message.sessionId).length > 0) {
+          // Another instance's rule may have come unheard yet: the rules are read again before the grant is judged.
+          await this.options.rules?.reload?.();
+          await this.judgeBeforeGrant(message.sessionId);
+        }
         if (grant && !changed.has(grant.grantId)) this.registry.restoreGrant(grant);
         return;
       }
@@ -1516,6 +1546,15 @@ export class ChatService {
     } finally {
       this.grantChanges.delete(changed);
     }
+  }
+
+  /**
+   * A grant of the chat releases the waiting calls it covers: first they are judged by the rules as they are now (a
+   * deny rule changed since one was put up may have it released only by an exact grant; see WaitingCallsJudge), so a
+   * change not yet judged (the workspace's rules file, a rule of another instance) cannot let the grant release it.
+   */
+  private async judgeBeforeGrant(sessionId: string): Promise<void> {
+    if (this.registry.listPending(sessionId).length > 0) await this.waitingJudge?.judge(sessionId);
   }
 
   /** Tells the re-reads of the grants under way that this grant was made or revoked here (see resyncGrants). */

@@ -83,6 +83,8 @@ export interface RuleService {
   evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: { preview?: boolean }): Promise<PolicyVerdict | undefined>;
   /** A number that changes whenever `evaluate` may answer differently (a rule added, edited, removed, or read again). */
   version?(): number;
+  /** Calls `listener` whenever `version` changes; answers how to stop. */
+  onChange?(listener: () => void): () => void;
   /** Reads the rules kept in the store again (another instance may have changed them unheard). */
   reload?(): Promise<void>;
   list(): Promise<RuleView[]>;

@@ -263,6 +263,11 @@ export class MemoryStore implements AirlockStore {
     return found?.record.decision ?? undefined;
   }
 
+  async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
+    const entry = this.ledgerByCall.get(`${runId}\u0000${toolCallId}`);
+    if (entry && entry.record.decision === null) entry.record.exactGrantsOnly = true;
+  }
+
   async listAudit(query: AuditQuery): Promise<AuditPage> {
     const limit = auditLimit(query.limit);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);

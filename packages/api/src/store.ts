@@ -104,6 +104,11 @@ export interface AirlockStore {
    * still undecided): a decision repeated after a restart is answered with it, not as unknown.
    */
   findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined>;
+  /**
+   * Has the call's ledger row say, while it is undecided, that only a grant for its exact arguments may release it (a
+   * deny rule added while it waited cannot tell it from one it denies): as its start would have, put up under it.
+   */
+  requireExactGrants(runId: string, toolCallId: string): Promise<void>;
   /** The ledger, newest first, filtered and paged. */
   listAudit(query: AuditQuery): Promise<AuditPage>;
 

@@ -221,7 +221,8 @@ class Slot implements ApprovalTicket {
   readonly executesCode: boolean;
   readonly toolVersion: string;
   readonly tool: ShownTool | undefined;
-  readonly exactGrantsOnly: boolean;
+  /** Set once a rule changed while it waited has it released only by a grant for its exact arguments (requireExactGrants). */
+  exactGrantsOnly: boolean;
   readonly requestedAt: number;
   readonly expiresAt: number | null;
   /** The decision timeout it waits with (the key of its expiry list), or undefined when it never times out. */
@@ -531,6 +532,18 @@ export class ApprovalRegistry {
       return { resolved: false, status: 'already-decided', decision: past.decision };
     }
     return { resolved: false, status: 'not-found' };
+  }
+
+  /**
+   * From now on only a grant for its exact arguments releases this waiting call, as if it had been put up so: for a
+   * call a deny rule added or changed while it waited cannot tell from one it denies. False when it does not wait here
+   * in that session, or was so already.
+   */
+  requireExactGrants(approvalId: string, sessionId: string): boolean {
+    const slot = this.pending.get(approvalId);
+    if (!slot || slot.sessionId !== sessionId || slot.exactGrantsOnly) return false;
+    slot.exactGrantsOnly = true;
+    return true;
   }
 
   listPending(sessionId: string): PendingApproval[] {

@@ -81,6 +81,7 @@ export class RuleBook implements RuleService {
   private readonly kept = new Map<string, Kept>();
   /** Changes whenever what `evaluate` answers may have: a rule added, edited, removed, read again, or the file changed. */
   #version = 0;
+  private readonly listeners = new Set<() => void>();
   /** Stored rules that fail the rule schema now (kept before a limit was checked): not used, removable by id. */
   private readonly unreadable = new Set<string>();
   /** The workspace file as last read, and how many reads were started and which of them it comes from. */
@@ -132,7 +133,7 @@ export class RuleBook implements RuleService {
     const stored = await this.options.store.listRules();
     const trust = parseTrust(await this.options.store.getSetting(trustKey(this.options.workspace)));
     const lastValid = this.parseLastValid(await this.options.store.getSetting(lastValidKey(this.options.workspace)));
-    this.#version++;
+    this.bump();
     this.kept.clear();
     this.unreadable.clear();
     for (const entry of stored) {
@@ -153,8 +154,18 @@ export class RuleBook implements RuleService {
     return this.#version;
   }
 
-  private changed(): void {
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private bump(): void {
     this.#version++;
+    for (const listener of this.listeners) listener();
+  }
+
+  private changed(): void {
+    this.bump();
     this.options.cluster?.publish({ type: 'rules' }).catch((error: unknown) => this.log(`Could not tell the other instances about a rule: ${error instanceof Error ? error.message : String(error)}`));
   }
 
@@ -326,7 +337,7 @@ export class RuleBook implements RuleService {
     const previous = this.file;
     if (loaded.kind === previous.kind && contentOf(loaded) === contentOf(previous)) return previous;
     this.file = loaded;
-    this.#version++;
+    this.bump();
     if (loaded.kind === 'invalid') {
       const kept = this.lastValid?.denies.length ?? 0;
       const denies = kept === 1 ? 'the deny rule of its last valid content still applies' : `the ${kept} deny rules of its last valid content still apply`;

@@ -34,6 +34,20 @@ describe.each(implementations)('the ledger keeps which calls only an exact grant
     ]);
     expect((await store.listSessionToolCalls('s')).map((call) => call.exactGrantsOnly)).toStrictEqual([true, false, false, true]);
   });
+
+  it('marks a call still undecided when a rule changed while it waited, and leaves a decided one as it was', async () => {
+    await using opened = await openWithRun(open);
+    const { store } = opened;
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000), startChange('call-2', 10_100)]);
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-2', decision: 'deny', source: 'user', decidedAt: 10_500 }], 3);
+    await store.requireExactGrants('r', 'call-1');
+    await store.requireExactGrants('r', 'call-2');
+    await store.requireExactGrants('r', 'no-such-call');
+    expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly])).toStrictEqual([
+      ['call-1', true],
+      ['call-2', false],
+    ]);
+  });
 });
 
 describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL: the waiting list of every instance' : `PostgreSQL: the waiting list of every instance (skipped: ${postgres.reason})`, () => {

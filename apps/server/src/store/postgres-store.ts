@@ -621,6 +621,10 @@ export class PostgresStore implements AirlockStore, Cluster {
     return row?.decision ?? undefined;
   }
 
+  async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
+    await this.pool.query('UPDATE tool_calls SET exact_grants_only = TRUE WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL', [runId, toolCallId]);
+  }
+
   async listAudit(query: AuditQuery): Promise<AuditPage> {
     const limit = auditLimit(query.limit);
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);

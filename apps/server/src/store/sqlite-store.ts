@@ -319,6 +319,10 @@ export class SqliteStore implements AirlockStore {
     return this.statements.findDecision.pluck().get(approvalId, sessionId) ?? undefined;
   }
 
+  async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
+    this.statements.requireExactGrants.run(runId, toolCallId);
+  }
+
   async listAudit(query: AuditQuery): Promise<AuditPage> {
     const limit = auditLimit(query.limit);
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -521,6 +525,7 @@ function prepareStatements(db: Database) {
     findDecision: db.prepare<[string, string], Decision>(
       "SELECT decision FROM tool_calls WHERE approval_id = ? AND session_id = ? AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1",
     ),
+    requireExactGrants: db.prepare<[string, string]>('UPDATE tool_calls SET exact_grants_only = 1 WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL'),
     ledgerRows: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE ledger_id IN (SELECT value FROM json_each(?))'),
     saveGrant: db.prepare<Record<string, unknown>>(
       `INSERT INTO grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at)

@@ -14,6 +14,8 @@ export interface ClusterInstanceOptions {
   model: ChatModel;
   /** The tools, as the instance lists them at each look. */
   tools: () => readonly AnyTool[];
+  /** The workspace its rules judge paths in. Default the system's temporary folder. */
+  workspace?: string;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface ClusterInstanceOptions {
  */
 export async function clusterInstance(db: TestDatabase, cleanups: Cleanups, options: ClusterInstanceOptions) {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: options.name, leaseMs: 60_000, log: () => {} });
-  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
+  const rules = await RuleBook.open({ store, workspace: options.workspace ?? tmpdir(), cluster: store, log: () => {} });
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => options.model, tools: options.tools, store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
   cleanups.push(async () => {
     await chat.shutdown();

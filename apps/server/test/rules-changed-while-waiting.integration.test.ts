@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer } from './support/fake-openai-server';
+import { startServerProcess } from './support/server-process';
+import { connectClient, watchRun } from './support/test-airlock';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const SECRET = 'the-key-itself-4711';
+
+describe('a deny rule added while calls wait, through the real server', () => {
+  // `src/hard` is a hard link of `secret/key`: a deny rule for `secret/**` cannot tell whether it catches a read of
+  // it, so it has the person decide that call. Put up before the rule, the call must be judged again when the rule
+  // comes: "Always allow" on its sibling (a grant of read_file for the chat) must not release it.
+  it('keeps the call it cannot judge waiting past "Always allow" on a sibling, marked for its card only', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-rules-changed-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, dataDir] = [join(folder, 'ws'), join(folder, 'data')];
+    await mkdir(join(workspace, 'secret'), { recursive: true });
+    await mkdir(join(workspace, 'src'));
+    await writeFile(join(workspace, 'notes.txt'), 'plain notes\n');
+    await writeFile(join(workspace, 'secret', 'key'), `${SECRET}\n`);
+    await link(join(workspace, 'secret', 'key'), join(workspace, 'src', 'hard'));
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }, { name: 'read_file', arguments: { path: 'src/hard' } }] }, { text: 'done' });
+    const token = randomBytes(16).toString('hex');
+    const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const client = connectClient(server.wsUrl, token);
+    cleanups.push(() => client.close());
+
+    const run = watchRun(client, { sessionId: 's', runId: 'run-1', message: 'read them' });
+    const notes = await run.next('tool-start', (event) => event.arguments.path === 'notes.txt');
+    const hard = await run.next('tool-start', (event) => event.arguments.path === 'src/hard');
+    expect([notes.awaitingConfirmation, hard.awaitingConfirmation, hard.exactGrantsOnly]).toStrictEqual([true, true, undefined]);
+
+    await client.trpc.rules.add.mutate({
+      effect: 'deny',
+      tool: 'read_file',
+      match: { kind: 'path-glob', glob: 'secret/**' },
+      scope: { kind: 'global' },
+      source: 'user',
+      reason: 'keys stay private',
+    });
+    expect(await client.trpc.chat.confirmTool.mutate({ sessionId: 's', approvalId: notes.approvalId, decision: 'allow', always: true, scope: 'chat' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await run.next('tool-end', (event) => event.toolCallId === notes.toolCallId);
+
+    const waiting = await client.trpc.chat.pending.query({ sessionId: 's' });
+    expect(waiting.map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[hard.approvalId, true]]);
+    expect(run.received.some(({ event }) => event.type === 'tool-end' && event.toolCallId === hard.toolCallId)).toBe(false);
+
+    await client.trpc.chat.confirmTool.mutate({ sessionId: 's', approvalId: hard.approvalId, decision: 'deny' });
+    expect((await run.ended).reason).toBe('done');
+    expect(JSON.stringify(fake.requests)).not.toContain(SECRET);
+  }, 90_000);
+});

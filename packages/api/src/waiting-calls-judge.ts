@@ -1,0 +1,67 @@
+import type { AnyTool, ApprovalRegistry, PendingApproval } from '@airlock/core';
+import type { RuleService } from './context';
+import type { AirlockStore } from './store';
+
+export interface WaitingCallsJudgeOptions {
+  registry: ApprovalRegistry;
+  rules: RuleService;
+  store: Pick<AirlockStore, 'requireExactGrants'>;
+  /** The sessions whose runs this instance drives (a call can wait here only in one of them). */
+  sessions: () => Iterable<string>;
+  /** The tool a waiting call was put up with, as the rules are to judge it; undefined when it is gone. */
+  toolOf: (call: PendingApproval) => AnyTool | undefined;
+  /** Told of a session one of whose waiting calls changed. */
+  changed: (sessionId: string) => void;
+  log: (line: string) => void;
+}
+
+/**
+ * Judges the calls waiting here again by the rules as they are now. A deny rule added or changed while a call waited
+ * that cannot tell it from one it denies has it released only by a grant for its exact arguments, as if it had been
+ * put up under that rule: else "Always allow" on a sibling of its tool, a grant for any call of the tool, let it run
+ * with no person's allow. (A deny rule that catches it refuses any allow of it when it comes: see the loop.)
+ */
+export class WaitingCallsJudge {
+  private running: Promise<void> = Promise.resolve();
+  /** A pass of every session is queued and not started: a change meanwhile needs no other. */
+  private allQueued = false;
+
+  constructor(private readonly options: WaitingCallsJudgeOptions) {}
+
+  /** Every waiting call of this instance, once the rules changed. Passes run one at a time. */
+  judgeAll(): Promise<void> {
+    if (this.allQueued) return this.running;
+    this.allQueued = true;
+    return this.queue(async () => {
+      this.allQueued = false;
+      for (const sessionId of new Set(this.options.sessions())) await this.judgeSession(sessionId);
+    });
+  }
+
+  /** The session's waiting calls, now: before a grant of the chat is put in force. */
+  judge(sessionId: string): Promise<void> {
+    return this.queue(() => this.judgeSession(sessionId));
+  }
+
+  private queue(work: () => Promise<void>): Promise<void> {
+    const next = this.running.then(work);
+    this.running = next.catch((error: unknown) => this.options.log(`Could not judge the waiting calls again by the rules: ${error instanceof Error ? error.message : String(error)}`));
+    return this.running;
+  }
+
+  private async judgeSession(sessionId: string): Promise<void> {
+    const { registry, rules, store } = this.options;
+    for (const call of registry.listPending(sessionId)) {
+      if (call.exactGrantsOnly === true) continue;
+      const tool = this.options.toolOf(call);
+      if (tool === undefined) continue;
+      const verdict = await rules.evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool, { preview: true });
+      if (verdict?.effect !== 'ask' || verdict.onlyWhenConfirming === true) continue;
+      if (!registry.requireExactGrants(call.approvalId, sessionId)) continue;
+      this.options.changed(sessionId);
+      // Kept for the call as restored after a restart or by the instance taking its run over, and for the waiting
+      // list of every instance; a write that fails leaves it marked here, where its run is driven.
+      await store.requireExactGrants(call.runId, call.toolCallId).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+}
