@@ -554,4 +554,25 @@ describe('the memory a sandboxed call can fill', () => {
     },
     60_000,
   );
+
+  test.skipIf('skip' in who)(
+    `the kernel kills a call's processes before any other when memory runs out${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      const workspace = path.join(folder.path, 'ws');
+      await mkdir(workspace);
+      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+      await using server = await launch({
+        env: { PATH: TOOL_PATH, HOME: folder.path },
+        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'],
+        ...(user === undefined ? {} : { user }),
+      });
+      const adjusted = await allowedCall(server, fake, 'cat /proc/self/oom_score_adj; python3 -c "print(open(\'/proc/self/oom_score_adj\').read().strip())"');
+      expect(adjusted).toMatchObject({ outcome: 'executed', result: '1000\n1000\nexit code: 0' });
+      expect(readFileSync(`/proc/${server.serverPid}/oom_score_adj`, 'utf8').trim()).toBe('0');
+    },
+    60_000,
+  );
 });
