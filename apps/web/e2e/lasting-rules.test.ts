@@ -196,7 +196,7 @@ describe('lasting rules in the browser', () => {
     await chat.waitForText('Not run.');
   });
 
-  it('offers Review, not Allow, in Waiting for you and no Allow all for a call a deny rule asked about; Deny stays, and Review opens its card with why', async () => {
+  it('offers Review, not Allow, in Waiting for you for a call a deny rule asked about, and Allow all leaves it, saying so; Deny stays, and Review opens its card with why', async () => {
     const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
     try {
       await client.trpc.rules.add.mutate({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', reason: 'no deleting' });
@@ -204,7 +204,7 @@ describe('lasting rules in the browser', () => {
       await client.close();
     }
     // `rm` stands in a word given to `echo`: the deny rule cannot tell whether it catches the line, so it is asked.
-    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo rm x' } }, { name: 'terminal', arguments: { command: 'echo plain' } }] }, { text: 'Both denied.' });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo rm x' } }, { name: 'terminal', arguments: { command: 'echo plain' } }] }, { text: 'One denied.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     const { page } = chat;
     await chat.send('Say rm');
@@ -220,14 +220,18 @@ describe('lasting rules in the browser', () => {
     expect(await inList('Allow', 'echo rm x').count()).toBe(0);
     expect(await inList('Deny', 'echo rm x').count()).toBe(1);
     const bar = page.getByRole('region', { name: 'Waiting tool calls' });
-    expect(await bar.getByRole('button', { name: 'Allow all', exact: true }).isDisabled()).toBe(true);
-    expect(await bar.getByRole('note').filter({ hasText: 'Allow all is off: a deny rule asked about one of them' }).count()).toBe(1);
+    expect(await bar.getByRole('note').filter({ hasText: 'Allow all leaves out the one a deny rule asked about (its card says why)' }).count()).toBe(1);
+    await chat.button(bar, 'Allow all').click();
+    // The calls run in the model's order: the one allowed waits for the one left.
+    await chat.waitForStatus(plain, 'Allowed, waiting its turn');
+    await page.getByRole('status', { name: 'Left by Allow all' }).getByText('Allow all left one call waiting: a deny rule asked about it.', { exact: false }).waitFor();
+    await chat.waitForStatus(asked, 'Waiting for your decision');
 
     await inList('Review', 'echo rm x').click();
     await vi.waitFor(async () => expect(await asked.evaluate((card) => card.contains(document.activeElement))).toBe(true), { timeout: 10_000 });
     await chat.button(asked, 'Deny terminal').click();
-    await chat.button(plain, 'Deny terminal').click();
-    await chat.waitForText('Both denied.');
+    await chat.waitForStatus(plain, 'Done');
+    await chat.waitForText('One denied.');
   });
 
   it("trusts the workspace file's content as shown, asks again once the file changes until the new content is trusted, and shows an invalid file's problems", async () => {

@@ -21,6 +21,7 @@ import { outputSchemaMismatch } from './output-schema-mismatch';
 import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 import { sessionLostFetch } from './session-lost-fetch';
+import { STREAM_REOPEN_STORM, streamReopenFetch } from './stream-reopen-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
 import { turnTakingFetch } from './turn-taking-fetch';
 
@@ -262,15 +263,18 @@ export class McpConnection {
           new StreamableHTTPClientTransport(new URL(config.url), {
             requestInit: { headers: config.headers },
             // Its event streams reach the SDK's parser with LF line ends only (lfLineEndsFetch), a bounded piece a
-            // turn (turnTakingFetch).
+            // turn (turnTakingFetch), and are opened again no faster than streamReopenFetch lets them.
             fetch: wrap(
-              turnTakingFetch(
-                lfLineEndsFetch(
-                  sessionLostFetch(
-                    sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
-                    () => this.#onSessionLost(transport),
+              streamReopenFetch(
+                turnTakingFetch(
+                  lfLineEndsFetch(
+                    sessionLostFetch(
+                      sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
+                      () => this.#onSessionLost(transport),
+                    ),
                   ),
                 ),
+                () => this.#onReopenStorm(transport),
               ),
             ),
           }),
@@ -313,6 +317,13 @@ export class McpConnection {
   #onSessionLost(transport: Transport): void {
     if (this.#transport?.inner !== transport || this.#client === undefined) return;
     this.#dropReason = 'the server no longer knows the session (it restarted, or ended it)';
+    void this.#client.close().catch(() => undefined);
+  }
+
+  /** A server whose event streams keep ending empty is connected anew, as after a crash: see streamReopenFetch. */
+  #onReopenStorm(transport: Transport): void {
+    if (this.#transport?.inner !== transport || this.#client === undefined) return;
+    this.#dropReason = STREAM_REOPEN_STORM;
     void this.#client.close().catch(() => undefined);
   }
 

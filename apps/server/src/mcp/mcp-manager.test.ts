@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import type { McpServerStatus } from './mcp-connection';
 import { resolveLocalhostAsStock } from '../http/test-support';
 import { McpManager, type McpManagerOptions } from './mcp-manager';
 import { killAllWith, processesWith, uniqueToken } from '../tools/test-support';
+import { httpMcpServer, type Route, sizedTool } from './fixtures/http-mcp-server';
 import { changingToolsServer, everythingServer, filesystemServer, scriptThenEverything, until } from './fixtures/test-servers';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
@@ -417,49 +418,6 @@ describe('Streamable HTTP', () => {
     }
   });
 });
-
-type Route = (request: IncomingMessage, response: ServerResponse, message: { method?: string; id?: unknown; params?: { name?: string } } | undefined) => boolean;
-
-/**
- * An HTTP MCP server on 127.0.0.1 with the given tools, stateless, answering in JSON or in an event stream. `route`
- * may answer a request itself (and return true) before the SDK's transport sees it.
- */
-async function httpMcpServer(options: { json: boolean; tools: (server: McpServer) => void; route?: Route }) {
-  const http = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString();
-      const message = text === '' ? undefined : (JSON.parse(text) as Parameters<Route>[2]);
-      if (options.route?.(request, response, message) === true) return;
-      const server = new McpServer({ name: 'http-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-      options.tools(server);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: options.json });
-      response.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      server
-        .connect(transport)
-        .then(() => transport.handleRequest(request, response, message))
-        .catch(() => response.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    [Symbol.asyncDispose]: async () => {
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
-}
-
-function sizedTool(server: McpServer): void {
-  server.registerTool('sized', { description: 'Answers with `bytes` x.', inputSchema: { bytes: z.number() } }, async ({ bytes }) => ({
-    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
-  }));
-}
 
 const MiB = 1024 * 1024;
 

@@ -72,19 +72,35 @@ describe('PendingBar when the waiting calls change under it', () => {
 });
 
 describe('PendingBar with a call a deny rule asked about', () => {
-  it('offers no Allow all, says why, and still denies them all', () => {
+  it('allows the others with Allow all, leaves that one for its card and says so, and still denies them all', () => {
     const decideAll = vi.fn();
     const asked: ToolCallView = { ...waitingCall('x'), exactGrantsOnly: true };
-    const calls = [asked, waitingCall('y')];
+    const [y, z] = [waitingCall('y'), waitingCall('z')];
+    const { rerender } = render(<PendingBar tools={NO_TOOLS} calls={[asked, y, z]} onDecideAll={decideAll} />);
+    wait(ARMING_MS);
+    screen.getByText('Allow all leaves out the one a deny rule asked about (its card says why): read its card and decide it there.');
+    aimAndClick(screen.getByRole('button', { name: 'Deny all' }));
+    expect(decideAll.mock.calls).toStrictEqual([['deny', [asked, y, z]]]);
+    aimAndClick(screen.getByRole('button', { name: 'Allow all' }));
+    expect(decideAll.mock.calls[1]).toStrictEqual(['allow', [y, z]]);
+    // The others decided, the one left still waits: the bar is gone, and says what Allow all left.
+    rerender(<PendingBar tools={NO_TOOLS} calls={[asked]} onDecideAll={decideAll} />);
+    expect(screen.getByRole('status', { name: 'Left by Allow all' }).textContent).toBe('Allow all left one call waiting: a deny rule asked about it. Read its card and decide it there.');
+    expect(screen.queryByRole('button', { name: 'Allow all' })).toBe(null);
+    rerender(<PendingBar tools={NO_TOOLS} calls={[]} onDecideAll={decideAll} />);
+    expect(screen.queryByRole('status', { name: 'Left by Allow all' })).toBe(null);
+  });
+
+  it('offers no Allow all when every waiting call is one a deny rule asked about, and says why', () => {
+    const decideAll = vi.fn();
+    const calls = [{ ...waitingCall('x'), exactGrantsOnly: true as const }, { ...waitingCall('y'), exactGrantsOnly: true as const }];
     render(<PendingBar tools={NO_TOOLS} calls={calls} onDecideAll={decideAll} />);
     wait(ARMING_MS);
     const allowAll = screen.getByRole('button', { name: 'Allow all' });
     expect(allowAll.hasAttribute('disabled') || allowAll.getAttribute('aria-disabled') === 'true').toBe(true);
     aimAndClick(allowAll);
     expect(decideAll).not.toHaveBeenCalled();
-    screen.getByText('Allow all is off: a deny rule asked about one of them (its card says why). Read its card and decide it there.');
-    aimAndClick(screen.getByRole('button', { name: 'Deny all' }));
-    expect(decideAll.mock.calls).toStrictEqual([['deny', calls]]);
+    screen.getByText('Allow all is off: a deny rule asked about all 2 of them (their cards say why). Read their cards and decide them there.');
   });
 });
 

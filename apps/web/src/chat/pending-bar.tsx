@@ -13,7 +13,10 @@ export interface PendingBarProps {
    * tool-start does not say what the tool declared as it was put up (stored before it did).
    */
   tools: ReadonlyMap<string, ToolInfo>;
-  /** Decides `waiting`, the calls the bar showed as waiting when it was clicked: never one that came after. */
+  /**
+   * Decides `waiting`, the calls the bar showed as waiting when it was clicked: never one that came after. An allow
+   * leaves out those a deny rule asked about, allowed only on their cards.
+   */
   onDecideAll: (decision: 'allow' | 'deny', waiting: readonly ToolCallView[]) => void;
 }
 
@@ -25,17 +28,28 @@ export interface PendingBarProps {
  */
 export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
+  /** The calls the last Allow all left for their cards: said while they still wait. */
+  const [leftByAllowAll, setLeftByAllowAll] = useState<readonly string[]>([]);
   const heldEdits = useHeldEdits();
-  if (calls.length < 2) return null;
+  const stillLeft = calls.filter((call) => call.state.status === 'awaiting-decision' && leftByAllowAll.includes(call.key)).length;
+  if (calls.length < 2) return stillLeft === 0 ? null : <LeftNote count={stillLeft} />;
   const waiting = calls.filter((call) => call.state.status === 'awaiting-decision');
   // Allow all would run a call being edited as the model proposed it, dropping the edit.
   const editing = waiting.some((call) => call.state.status === 'awaiting-decision' && heldEdits.has(call.state.approvalId));
-  // A call a deny rule asked about is allowed only on its card, where it says why it is asked.
-  const askedByDenyRule = waiting.filter((call) => call.exactGrantsOnly === true).length;
-  const decides = JSON.stringify(waiting.map((call) => call.key).sort());
+  // A call a deny rule asked about is allowed only on its card, where it says why it is asked: Allow all leaves it.
+  const asked = waiting.filter((call) => call.exactGrantsOnly === true);
+  const askedByDenyRule = asked.length;
+  // Which calls an Allow all leaves out is part of what it decides: a change there re-arms it too.
+  const decides = JSON.stringify(waiting.map((call) => (call.exactGrantsOnly === true ? `${call.key} left` : call.key)).sort());
   const decideAll = (decision: 'allow' | 'deny') => {
     setIgnoredClick(null);
-    onDecideAll(decision, waiting);
+    if (decision === 'deny') {
+      setLeftByAllowAll([]);
+      onDecideAll('deny', waiting);
+      return;
+    }
+    setLeftByAllowAll(asked.map((call) => call.key));
+    onDecideAll('allow', waiting.filter((call) => call.exactGrantsOnly !== true));
   };
   const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments, declaredOf(call, tools)));
   const withHidden = shown.filter((call) => call.hiddenCount > call.nonAsciiCount).length;
@@ -51,7 +65,7 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>
-      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0 || editing || askedByDenyRule > 0} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
+      <SteadyButton className="btn btn-allow" disabled={waiting.length === askedByDenyRule || editing} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
         Allow all
       </SteadyButton>
       <SteadyButton className="btn btn-deny" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('deny')} onUnsteadyClick={setIgnoredClick}>
@@ -70,11 +84,10 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
       )}
       {askedByDenyRule > 0 && (
         <p className="detail" role="note">
-          {askedByDenyRule === 1
-            ? 'Allow all is off: a deny rule asked about one of them (its card says why). Read its card and decide it there.'
-            : `Allow all is off: a deny rule asked about ${askedByDenyRule} of them (their cards say why). Read their cards and decide them there.`}
+          {askedByDeny(askedByDenyRule, waiting.length)}
         </p>
       )}
+      {stillLeft > 0 && <LeftNote count={stillLeft} />}
       {withUndeclared > 0 && (
         <p className="undeclared-warning" role="note">
           {undeclaredNote(withUndeclared)}
@@ -114,6 +127,29 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
         </p>
       )}
     </div>
+  );
+}
+
+/** What Allow all does with calls a deny rule asked about among the waiting ones. */
+function askedByDeny(asked: number, waiting: number): string {
+  if (asked === waiting) {
+    return asked === 1
+      ? 'Allow all is off: a deny rule asked about it (its card says why). Read its card and decide it there.'
+      : `Allow all is off: a deny rule asked about all ${asked} of them (their cards say why). Read their cards and decide them there.`;
+  }
+  return asked === 1
+    ? 'Allow all leaves out the one a deny rule asked about (its card says why): read its card and decide it there.'
+    : `Allow all leaves out the ${asked} a deny rule asked about (their cards say why): read their cards and decide them there.`;
+}
+
+/** After an Allow all, the calls it left out, while they still wait. */
+function LeftNote({ count }: { count: number }) {
+  return (
+    <p className="detail" role="status" aria-label="Left by Allow all">
+      {count === 1
+        ? 'Allow all left one call waiting: a deny rule asked about it. Read its card and decide it there.'
+        : `Allow all left ${count} calls waiting: a deny rule asked about them. Read their cards and decide them there.`}
+    </p>
   );
 }
 
