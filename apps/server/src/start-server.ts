@@ -22,6 +22,7 @@ import { openFileLimit } from './http/open-file-limit';
 import { answerClientError } from './http/client-error-answer';
 import { securityHeaders } from './http/security-headers';
 import { isPageLoad, refusedPage } from './http/refused-page';
+import { SendBufferBudget } from './http/send-buffer-budget';
 import { SocketSendWindow } from './http/socket-send-window';
 import { StaticFiles } from './http/static-files';
 import { TabCredentials, type TabCredentialsOptions } from './http/tab-credentials';
@@ -43,9 +44,11 @@ export interface StartServerOptions {
   dispose?: () => Promise<void>;
   /**
    * Pacing of each socket: run streams wait while more than `highWaterBytes` wait to be sent, and a socket
-   * that has not drained within `stallMs` is closed (1008). Default 256 KiB and 30,000 ms.
+   * that has not drained within `stallMs` is closed (1008). Default 256 KiB and 30,000 ms. Over all sockets, at most
+   * `totalBytes` wait to be sent: past it, the one that went the longest without reading is closed (1013). Default
+   * DEFAULT_SEND_BUFFERS_BYTES.
    */
-  sendWindow?: { highWaterBytes: number; stallMs: number };
+  sendWindow?: { highWaterBytes: number; stallMs: number; totalBytes?: number };
   /**
    * What each socket may send: `burstBytes` of messages back to back, then `bytesPerSecond`; past it the socket is
    * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 2 MiB then 512 KiB a second.
@@ -140,6 +143,16 @@ const GIVEN_WAY_CLOSE_MS = 2_000;
  */
 export const MAX_PIPELINED_REQUESTS = 16;
 
+/**
+ * What the server holds unsent over all its sockets, at most: 256 MiB. One socket's send window holds 256 KiB and the
+ * frame that crossed it (a page of a chat is up to 4 Mi characters); thousands of connections that read nothing held
+ * gigabytes.
+ */
+export const DEFAULT_SEND_BUFFERS_BYTES = 256 * 2 ** 20;
+/** The close of a socket let go of for the total unsent, and how long it has to take it before it is cut. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+const EVICTED_CLOSE_MS = 2_000;
+
 /** How many ports a server on port 0 tries before giving up, when another process holds [::1] on the one it got. */
 const TWIN_ATTEMPTS = 5;
 
@@ -178,6 +191,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   const capacity: Capacity = { ...DEFAULT_CAPACITY, ...config.capacity };
   const sendWindow = options.sendWindow ?? { highWaterBytes: 256 * 1024, stallMs: 30_000 };
+  const sendBuffers = new SendBufferBudget(sendWindow.totalBytes ?? DEFAULT_SEND_BUFFERS_BYTES);
+  const sendBuffersMiB = Math.round((sendWindow.totalBytes ?? DEFAULT_SEND_BUFFERS_BYTES) / 2 ** 20);
   const readBudget = options.readBudget ?? DEFAULT_READ_BUDGET;
   // Sockets still speaking plain HTTP, oldest first, counted apart from WebSockets: one that upgrades leaves for the
   // limits below. Over the cap the oldest gives way, so slow or idle sockets can neither use up the file descriptors
@@ -455,6 +470,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         onStall: () => {
           log(`Closed a connection that read nothing for ${sendWindow.stallMs / 1000} s with ${client.bufferedAmount} bytes waiting`);
           client.close(1008, `send buffer not drained in ${sendWindow.stallMs / 1000} s`);
+        },
+        budget: {
+          total: sendBuffers,
+          onEvict: () => {
+            log(`Closed a connection holding ${Math.round(client.bufferedAmount / 1024)} KiB unsent: the connections' send buffers together held more than ${sendBuffersMiB} MiB, and it had gone the longest without reading`);
+            // Its close frame waits behind what it has not read: a client that reads gets it, and the rest is let go of soon.
+            client.close(CLOSE_TRY_AGAIN_LATER, 'the server holds too much unsent for slow connections: this one went the longest without reading');
+            setTimeout(() => client.terminate(), EVICTED_CLOSE_MS).unref();
+          },
         },
       });
       coalesceWrites(client, socket, () => window.sent());

@@ -248,6 +248,48 @@ describe('a client that stops reading', () => {
     expect(reads).toHaveBeenCalledTimes(batch.length);
   }, 60_000);
 
+  it('is closed with 1013 and a reason, the one that went the longest without reading first, once the sockets together hold more unsent than the server keeps; one under it is not, and gets all once it reads (found in review)', async () => {
+    // Each read of the chat is an answer of 6 MB, more than the kernel's buffers take from a client that reads nothing.
+    const text = '€'.repeat(2_000_000);
+    await using running = await startTestServer({
+      steps: [[{ type: 'text-delta', text }, { type: 'finish', reason: 'stop' }]],
+      sendWindow: { highWaterBytes: 256 * 1024, stallMs: 60_000, totalBytes: 3 * 2 ** 20 },
+    });
+    await using reader = connectClient(running.server);
+    await runToEnd(reader.client, 'big', 'big-run');
+    const reads = vi.spyOn(running.chat, 'getSession');
+    /** A socket that asks for the chat `count` times, one answer at a time, and reads none of it until told to. */
+    const slowReader = async (count: number) => {
+      const raw = await authenticatedSocket(running.server);
+      const tcp = (raw.socket as unknown as { _socket: Duplex })._socket;
+      tcp.pause();
+      const answers: number[] = [];
+      raw.socket.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString('utf8')) as WireMessage;
+        if (typeof message.id === 'number' && message.error === undefined) answers.push(message.id);
+      });
+      const readsBefore = reads.mock.calls.length;
+      raw.socket.send(JSON.stringify(Array.from({ length: count }, (_, i) => ({ id: i + 1, method: 'query', params: { path: 'sessions.get', input: { sessionId: 'big' } } }))));
+      await vi.waitFor(() => expect(reads.mock.calls.length).toBeGreaterThan(readsBefore), { timeout: 30_000 });
+      return { ...raw, tcp, answers };
+    };
+
+    // One socket alone holds a few MB unsent: under the total, it stays, as a client briefly slow would.
+    const first = await slowReader(2);
+    await using second = await slowReader(2);
+    await vi.waitFor(() => expect(running.lines.filter((line) => line.startsWith('Closed a connection holding'))).toHaveLength(1), { timeout: 30_000 });
+    expect(running.lines.find((line) => line.startsWith('Closed a connection holding'))).toMatch(
+      /^Closed a connection holding \d+ KiB unsent: the connections' send buffers together held more than 3 MiB, and it had gone the longest without reading$/,
+    );
+    first.tcp.resume();
+    expect(await first.closed).toStrictEqual({ code: 1013, reason: 'the server holds too much unsent for slow connections: this one went the longest without reading' });
+
+    // The other, under the total once the first went, reads all it asked for and is still open.
+    second.tcp.resume();
+    await vi.waitFor(() => expect(second.answers).toStrictEqual([1, 2]), { timeout: 30_000 });
+    expect(second.socket.readyState).toBe(WebSocket.OPEN);
+  }, 60_000);
+
   it('is closed with 1008 when one message carries more than 64 requests, and none of them runs', async () => {
     await using running = await startTestServer({ steps: [hangingStep('never')] });
     await using slow = await authenticatedSocket(running.server);

@@ -1,6 +1,7 @@
 import type { SendWindow, Waker } from '@airlock/api';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import type { SendBufferBudget, SendBufferHolder } from './send-buffer-budget';
 import { SocketReads } from './socket-read-budget';
 
 export interface SocketSendWindowOptions {
@@ -12,6 +13,8 @@ export interface SocketSendWindowOptions {
   onStall: () => void;
   /** Whether the socket is read, shared with its read budget. Default one of its own. */
   reads?: SocketReads;
+  /** What all the server's sockets hold unsent together, and what closes this one when they hold too much. Default none. */
+  budget?: { total: SendBufferBudget; onEvict: () => void };
 }
 
 /**
@@ -20,10 +23,11 @@ export interface SocketSendWindowOptions {
  * is shut, run streams wait and the socket is not read, so a client that does not read gets no more
  * answers queued for it either.
  */
-export class SocketSendWindow implements SendWindow {
+export class SocketSendWindow implements SendWindow, SendBufferHolder {
   /** The run streams waiting for the window to open; made when the first parks (most windows never shut). */
   private waiters: Set<Waker> | undefined = undefined;
   private stallTimer: NodeJS.Timeout | undefined = undefined;
+  private shutAt: number | undefined = undefined;
   private readonly reads: SocketReads;
 
   constructor(
@@ -47,7 +51,21 @@ export class SocketSendWindow implements SendWindow {
    * drains. A client that sends requests and reads no answers holds at most what it asked for before that.
    */
   sent(): void {
-    if (this.stallTimer === undefined && this.client.readyState === this.client.OPEN) this.shutIfFull();
+    if (this.client.readyState !== this.client.OPEN) return;
+    if (this.stallTimer === undefined) this.shutIfFull();
+    this.options.budget?.total.note(this);
+  }
+
+  get bufferedBytes(): number {
+    return this.client.bufferedAmount;
+  }
+
+  get shutSince(): number | undefined {
+    return this.shutAt;
+  }
+
+  evict(): void {
+    this.options.budget?.onEvict();
   }
 
   private shutIfFull(): boolean {
@@ -66,8 +84,10 @@ export class SocketSendWindow implements SendWindow {
   }
 
   private shut(): void {
+    this.shutAt = performance.now();
     this.stallTimer = setTimeout(() => {
       this.stallTimer = undefined;
+      this.shutAt = undefined;
       this.socket.off('drain', this.reopen);
       this.reads.release('send window');
       this.options.onStall();
@@ -79,6 +99,8 @@ export class SocketSendWindow implements SendWindow {
   private readonly reopen = (): void => {
     clearTimeout(this.stallTimer);
     this.stallTimer = undefined;
+    this.shutAt = undefined;
+    this.options.budget?.total.note(this);
     this.reads.release('send window');
     const waiters = this.waiters;
     this.waiters = undefined;
@@ -86,6 +108,7 @@ export class SocketSendWindow implements SendWindow {
   };
 
   private dispose(): void {
+    this.options.budget?.total.forget(this);
     clearTimeout(this.stallTimer);
     this.socket.off('drain', this.reopen);
     this.waiters = undefined;
