@@ -176,6 +176,8 @@ class ChatSession {
     }
     const demo = model.demo && !/demo/i.test(model.model) ? ' (a demo, offline)' : '';
     for (const row of quotedLines(`Connected to ${shownAddress(url)}, model ${model.model}${demo}.`, style, this.screen.layout)) this.screen.line(row);
+    // Said here too, not only in the server's log: a model its server does not list may be refused at the first message.
+    if (model.modelWarning !== undefined) for (const row of quotedLines(`⚠ ${model.modelWarning}`, style, this.screen.layout)) this.screen.line(style.warn(row));
     this.screen.line(style.dim(`Chat ${showLine(this.sessionId, style)}. Ctrl-C stops an answer; Ctrl-D exits.`));
     if (this.continuing) await this.rejoin();
     while (!this.quit.aborted) {

@@ -104,6 +104,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     baseURL: resolved.info.baseURL === '' ? null : resolved.info.baseURL,
     model: resolved.info.model,
     demo: resolved.info.demo,
+    ...(resolved.info.warning === undefined ? {} : { modelWarning: resolved.info.warning }),
     sandbox: sandbox.kind === 'bubblewrap' ? { kind: 'bubblewrap', network: sandbox.network } : { kind: 'none', network: true, reason: sandbox.reason },
     workspace: config.workspace,
     ...(config.workspaceWarning === undefined ? {} : { workspaceWarning: config.workspaceWarning }),

@@ -27,6 +27,8 @@ export interface ModelInfo {
   model: string;
   /** True for the built-in offline demo model. */
   demo: boolean;
+  /** Something about the model the person should know, e.g. that its server does not list it; absent when nothing is. */
+  modelWarning?: string;
   /** How terminal and python calls are held; absent when the server runs no process tools. */
   sandbox?: ToolSandboxInfo;
   /** The folder the built-in tools act in. */

@@ -40,6 +40,32 @@ describe('resolveChatModel', () => {
     expect(unnamed.info.warning).toMatch(new RegExp(`^could not list the models at ${url.replace(/[.]/g, '\\.')} \\(.+\\); using the model name "default"`));
   });
 
+  it('warns, naming the models the server lists, when the configured model is not among them; an Ollama name without its tag is', async () => {
+    const listed = ['qwen3:8b', 'llama3.2:latest', 'a\u202Eb', 'd', 'e', 'f', 'g'];
+    await using fake = await startFakeOpenAIServer({ models: listed });
+    const probe = () => Promise.reject(new Error('must not probe'));
+
+    const missing = await resolveChatModel({ modelUrl: fake.url, model: 'qwen3:4b' }, { probe });
+    const tagless = await resolveChatModel({ modelUrl: fake.url, model: 'llama3.2' }, { probe });
+    const exact = await resolveChatModel({ modelUrl: fake.url, model: 'qwen3:8b' }, { probe });
+    const found = await resolveChatModel({ model: 'mistral' }, { probe: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' }) });
+
+    expect(missing.info).toStrictEqual({
+      provider: 'OpenAI-compatible',
+      baseURL: fake.url,
+      model: 'qwen3:4b',
+      demo: false,
+      warning:
+        `the model server at ${fake.url} does not list the model "qwen3:4b"; it lists "qwen3:8b", "llama3.2:latest", "a\u202Eb", "d", "e" and 2 more. ` +
+        'Requests name "qwen3:4b" all the same: set AIRLOCK_MODEL to one it lists if the server refuses them.',
+    });
+    expect(tagless.info.warning).toBe(undefined);
+    expect(exact.info.warning).toBe(undefined);
+    expect(found.info.warning).toBe(
+      'the Ollama server at http://127.0.0.1:11434/v1 does not list the model "mistral"; it lists "llama3.2:latest". Requests name "mistral" all the same: set AIRLOCK_MODEL to one it lists if the server refuses them.',
+    );
+  });
+
   it('uses the first local server the probe finds', async () => {
     const resolved = await resolveChatModel({}, { probe: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' }) });
 

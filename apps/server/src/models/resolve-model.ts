@@ -69,25 +69,26 @@ export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDe
   }
   if (modelUrl !== undefined) {
     const baseURL = normaliseBaseURL(modelUrl);
-    let model = config.model;
+    let listed: string[] | undefined;
     let warning: string | undefined;
-    if (model === undefined) {
-      try {
-        // The key goes with the request: to the one loopback address a `localhost` server holds (see LoopbackPin).
-        model = (await listModels(baseURL, config.apiKey, { fetch: deps.fetch ?? loopbackPinnedFetch(baseURL) }))[0];
-        if (model === undefined) warning = `the model server at ${displayURL(baseURL)} lists no models`;
-      } catch (error) {
-        warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
-      }
+    try {
+      // The key goes with the request: to the one loopback address a `localhost` server holds (see LoopbackPin).
+      listed = await listModels(baseURL, config.apiKey, { fetch: deps.fetch ?? loopbackPinnedFetch(baseURL) });
+    } catch (error) {
+      if (config.model === undefined) warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
     }
-    return await connect({ baseURL, provider: providerForURL(baseURL), model, warning }, config, deps);
+    const model = config.model ?? listed?.[0];
+    if (listed !== undefined && model === undefined) warning = `the model server at ${displayURL(baseURL)} lists no models`;
+    const unlisted = config.model === undefined || listed === undefined ? undefined : notListedWarning(`the model server at ${displayURL(baseURL)}`, config.model, listed);
+    return await connect({ baseURL, provider: providerForURL(baseURL), model, warning, unlisted }, config, deps);
   }
 
   const found = await (deps.probe ?? probeLocalModelServers)({ fetch: deps.fetch });
   if (found) {
     const model = config.model ?? found.models[0];
     const warning = model === undefined ? `the ${found.provider} server at ${displayURL(found.baseURL)} lists no models` : undefined;
-    return await connect({ baseURL: found.baseURL, provider: found.provider, model, warning }, config, deps);
+    const unlisted = config.model === undefined ? undefined : notListedWarning(`the ${found.provider} server at ${displayURL(found.baseURL)}`, config.model, found.models);
+    return await connect({ baseURL: found.baseURL, provider: found.provider, model, warning, unlisted }, config, deps);
   }
 
   return {
@@ -100,14 +101,35 @@ interface Target {
   baseURL: string;
   provider: string;
   model: string | undefined;
+  /** Why no model name could be chosen from the server's list. */
   warning: string | undefined;
+  /** That the server does not list the configured model, in full. */
+  unlisted?: string | undefined;
+}
+
+/** Listed names shown in a warning; the rest are counted. */
+const SHOWN_LISTED_MODELS = 5;
+const SHOWN_MODEL_NAME_CHARS = 80;
+
+/**
+ * A warning that `server` does not list `model`, naming what it lists, or undefined when it does. Ollama takes a name
+ * without its tag as the `latest` one it lists (`llama3.2` for `llama3.2:latest`). Nothing is refused: a server
+ * that serves one model answers to any name.
+ */
+function notListedWarning(server: string, model: string, listed: readonly string[]): string | undefined {
+  if (listed.includes(model) || (!model.includes(':') && listed.includes(`${model}:latest`))) return undefined;
+  const shown = listed.slice(0, SHOWN_LISTED_MODELS).map((name) => JSON.stringify(name.length <= SHOWN_MODEL_NAME_CHARS ? name : `${name.slice(0, SHOWN_MODEL_NAME_CHARS)}…`));
+  const more = listed.length - shown.length;
+  const names = listed.length === 0 ? 'it lists none' : `it lists ${more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ')}`;
+  const name = JSON.stringify(model);
+  return `${server} does not list the model ${name}; ${names}. Requests name ${name} all the same: set AIRLOCK_MODEL to one it lists if the server refuses them.`;
 }
 
 async function connect(target: Target, config: ModelConfig, deps: ResolveModelDeps): Promise<ResolvedModel> {
   // Imported here, not above: a start on the demo model does not load openai or undici.
   const { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } = await import('./openai-compatible-model');
   const model = target.model ?? FALLBACK_MODEL_NAME;
-  const warning = target.warning === undefined ? undefined : `${target.warning}; using the model name "${model}". Set AIRLOCK_MODEL to choose one.`;
+  const warning = target.warning === undefined ? target.unlisted : `${target.warning}; using the model name "${model}". Set AIRLOCK_MODEL to choose one.`;
   const chatModel = new OpenAICompatibleModel({
     baseURL: target.baseURL,
     model,
