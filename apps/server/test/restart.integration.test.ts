@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
-import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
+import { startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -203,24 +203,48 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     expect(run.lastEventId).toBe(`run-3:${seen.length}`);
   });
 
-  it('a waiting run whose stored record was damaged (text quick_check does not read) stops the start with the file and the record named, and runs nothing', async () => {
-    const { dataDir, workspace, token } = await setup();
-    const marker = join(workspace, 'ran.txt');
-    const first = await startServer(dataDir, workspace, token);
-    await startWaitingRun(first, token, `touch ${marker}`);
-    await stop(first, 'SIGTERM');
-    const file = join(dataDir, 'airlock.db');
-    const db = new Database(file);
-    db.prepare("UPDATE events SET json = substr(json, 1, length(json) - 3) WHERE run_id = 'run-1' AND seq = 2").run();
-    db.close();
+  // Each damages one record of a run whose terminal call waits: the text of one of its events, the waiting call's
+  // arguments, the call's decision (a word that is none, one byte from "allow"), the run's options.
+  const damages = [
+    { what: 'an event', sql: "UPDATE events SET json = substr(json, 1, length(json) - 3) WHERE run_id = 'run-1' AND seq = 2", record: /an event of run run-1: /, kept: "SELECT json FROM events WHERE run_id = 'run-1' AND seq = 2" },
+    { what: "the waiting call's arguments", sql: "UPDATE tool_calls SET arguments = substr(arguments, 1, length(arguments) - 2) WHERE run_id = 'run-1'", record: /the arguments of call \S+ of run run-1: /, kept: "SELECT arguments FROM tool_calls WHERE run_id = 'run-1'" },
+    { what: "the waiting call's decision", sql: "UPDATE tool_calls SET decision = 'allox', source = 'user', decided_at = 1 WHERE run_id = 'run-1'", record: /the decision of call \S+ of run run-1: "allox" is none of allow, deny, timeout, cancel/, kept: "SELECT decision FROM tool_calls WHERE run_id = 'run-1'" },
+    { what: "the run's options", sql: "UPDATE runs SET options = '{\"decisionTim' WHERE run_id = 'run-1'", record: /the options of run run-1: /, kept: "SELECT options FROM runs WHERE run_id = 'run-1'" },
+  ];
+  for (const damage of damages) {
+    it(`a waiting run whose stored record was damaged (${damage.what}) is set aside at the start, said with the record, and nothing of it runs; the server and the chat go on`, async () => {
+      const { dataDir, workspace, token } = await setup();
+      const marker = join(workspace, 'ran.txt');
+      const first = await startServer(dataDir, workspace, token);
+      const start = await startWaitingRun(first, token, `touch ${marker}`);
+      await stop(first, 'SIGTERM');
+      const file = join(dataDir, 'airlock.db');
+      const db = new Database(file);
+      expect(db.prepare(damage.sql).run().changes).toBe(1);
+      const damaged: unknown = db.prepare(damage.kept).pluck().get();
+      db.close();
 
-    const refused = await startOrExit(['--data-dir', dataDir, '--workspace', workspace], { AIRLOCK_TOKEN: token }, cleanups);
-    expect(refused.exitCode).toBe(1);
-    expect(refused.output).toContain(`airlock: ${file}: holds a damaged record (an event of run run-1: `);
-    expect(refused.output).toContain('It was left as it is: restore it from a backup, or move it aside to start with an empty store.');
-    expect(refused.output).not.toContain('    at ');
-    expect(existsSync(marker)).toBe(false);
-  });
+      const second = await startServer(dataDir, workspace, token);
+      const line = second.output().split('\n').find((text) => text.startsWith('Run run-1 of chat s1 was set aside: a stored record of it is damaged ('));
+      expect(line).toMatch(damage.record);
+      expect(line).toMatch(/\)\. Nothing more of it runs; its records were left as they are\.$/);
+      const c = client(second, token);
+      expect(await c.trpc.chat.pending.query({ sessionId: 's1' })).toStrictEqual([]);
+      const allow = c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' });
+      // A decision the ledger holds damaged is not read as any decision: the answer is an error.
+      if (damage.what === "the waiting call's decision") await expect(allow).rejects.toThrow();
+      else await expect(allow).resolves.toStrictEqual({ resolved: false, status: 'not-found' });
+
+      const next = watchRun(c, { sessionId: 's1', runId: 'run-2', message: 'hello' });
+      expect((await next.ended).reason).toBe('done');
+      expect(existsSync(marker)).toBe(false);
+      await stop(second, 'SIGTERM');
+      const kept = new Database(file, { readonly: true });
+      expect(kept.prepare("SELECT ended_at IS NOT NULL AS ended, end_reason FROM runs WHERE run_id = 'run-1'").get()).toStrictEqual({ ended: 1, end_reason: 'error' });
+      expect(kept.prepare(damage.kept).pluck().get()).toBe(damaged);
+      kept.close();
+    });
+  }
 
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {
     const { dataDir, workspace, token } = await setup();

@@ -55,6 +55,7 @@ import type { ToolSettingsService } from './tool-settings-service';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredGrant, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 import { encodeSessionCursor } from './session-cursor';
 import { titleMatches } from './session-search';
+import { setAsideRun } from './set-aside-run';
 import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
 
 export interface RunOptions {
@@ -546,7 +547,7 @@ export class ChatService {
     }
     let resumedRuns = 0;
     for (const run of await this.store.listUnfinishedRuns()) {
-      if (await this.resumeRun(run)) resumedRuns++;
+      if (await this.resumeOrSetAside(run)) resumedRuns++;
     }
     // A rule changed while the calls restored here waited with no process holding them is judged now.
     void this.waitingJudge?.judgeAll();
@@ -1717,7 +1718,7 @@ export class ChatService {
           if (fence === undefined) continue;
           const adopted = await this.admit(async () => {
             if (!this.sessions.has(stored.sessionId)) await this.refreshSession(stored.sessionId, true);
-            return this.resumeRun(stored, fence, undefined, asked);
+            return this.resumeOrSetAside(stored, fence, asked);
           }).catch((error: unknown) => {
             this.log(`Could not resume run ${stored.runId}: ${messageOf(error)}`);
             return false;
@@ -2057,6 +2058,28 @@ export class ChatService {
       const from = log.size;
       yield { from, events: await this.store.loadEvents(runId, from, REPLAY_PAGE) };
     }
+  }
+
+  /**
+   * Resumes a run the store kept unfinished (see resumeRun), unless one of its records is damaged: it is then set
+   * aside, said in the log, and ended as far as its records read, running nothing (setAsideRun), so the start and
+   * every other run go on. Answers whether it was resumed.
+   */
+  private async resumeOrSetAside(stored: StoredRun, fence?: number, leaseFrom?: number): Promise<boolean> {
+    let record = stored.unreadable;
+    if (record === undefined) {
+      try {
+        return await this.resumeRun(stored, fence, undefined, leaseFrom);
+      } catch (error) {
+        record = this.store.damagedRecord?.(error);
+        if (record === undefined) throw error;
+      }
+    }
+    this.log(`Run ${stored.runId} of chat ${stored.sessionId} was set aside: a stored record of it is damaged (${record}). Nothing more of it runs; its records were left as they are.`);
+    await setAsideRun(this.store, stored, record, fence).catch((error: unknown) => {
+      this.log(`Could not record the end of run ${stored.runId}, set aside: ${messageOf(error)}; it is set aside again at the next start`);
+    });
+    return false;
   }
 
   /**

@@ -20,6 +20,12 @@ export interface AirlockStore {
    */
   isUnavailable?(error: unknown): boolean;
   /**
+   * The stored record an error this store threw found damaged (its text does not read, or holds what no record can),
+   * named, and why; undefined for any other error. A run one of whose records is damaged is set aside
+   * at the start, never resumed. Default: never.
+   */
+  damagedRecord?(error: unknown): string | undefined;
+  /**
    * A store shared by several instances: the version of the lasting rules and settings, raised by every change to
    * them from any instance (see `AppendEventInput.unasked`). Absent where one instance is the only writer.
    */
@@ -188,6 +194,8 @@ export interface StoredRun {
    * whoever resumes it ends it, running nothing more.
    */
   cancelRequested?: boolean;
+  /** Its options did not read (a damaged record): why, as listUnfinishedRuns says it; `options` is then empty. It is set aside, never resumed. */
+  unreadable?: string;
 }
 
 /** Who made a decision: the connection it came through and the label its client sent (both absent for automatic ones). */

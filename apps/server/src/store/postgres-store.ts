@@ -55,11 +55,14 @@ import {
   readAuditPageAsync,
   readMessagePageAsync,
   ruleScopeValue,
+  damagedRecordOf,
+  storedDecision,
   storedJson,
   toGrant,
   toPending,
   toPendingRecord,
   toRun,
+  toUnfinishedRun,
   toSession,
   toStoredRule,
   toToolCall,
@@ -449,7 +452,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async listUnfinishedRuns(): Promise<StoredRun[]> {
-    return (await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toRun);
+    return (await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toUnfinishedRun);
   }
 
   async appendEvent(input: AppendEventInput): Promise<void> {
@@ -618,7 +621,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       `SELECT decision FROM tool_calls WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
       [approvalId, sessionId],
     );
-    return row?.decision ?? undefined;
+    return storedDecision(row?.decision, approvalId);
   }
 
   async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
@@ -760,6 +763,10 @@ export class PostgresStore implements AirlockStore, Cluster {
    * Whether the database could not take the statement for now (see unavailableReason): out of space, memory or
    * connections, shutting down, or not reached; the same write may succeed later.
    */
+  damagedRecord(error: unknown): string | undefined {
+    return damagedRecordOf(error);
+  }
+
   isUnavailable(error: unknown): boolean {
     return error instanceof StoreUnavailableError || (error instanceof Error && unavailableReason(error) !== undefined);
   }
@@ -779,7 +786,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     const rows = await this.rows<RunRow>(
       `SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) ORDER BY started_at, created_order`,
     );
-    return rows.map(toRun);
+    return rows.map(toUnfinishedRun);
   }
 
   /**

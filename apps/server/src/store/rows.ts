@@ -1,5 +1,5 @@
 import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { NotFoundError, shownToolSchema, storedReason, type ChatMessage, type ResultCut, type ShownTool } from '@airlock/core';
+import { decisionSchema, decisionSourceSchema, NotFoundError, shownToolSchema, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import { StoreError } from './store-error';
 
 /**
@@ -103,6 +103,26 @@ export function storedJson<T>(json: string, record: string): T {
   }
 }
 
+/**
+ * A column that holds one of a few words (a decision, its source, an outcome), or null. Any other text is a damaged
+ * record, never read as the nearest word: a flipped byte in a decision must not read as an allow, nor be taken for a
+ * refusal the person never gave.
+ */
+function storedWord<Word extends string>(value: string | null, words: readonly Word[], record: string): Word | null {
+  if (value === null || (words as readonly string[]).includes(value)) return value as Word | null;
+  throw new DamagedRecordError(record, { cause: new Error(`${JSON.stringify(value.slice(0, 40))} is none of ${words.join(', ')}`) });
+}
+
+/** The decision recorded for a call put up with `approvalId`, as findDecision answers it (see storedWord). */
+export function storedDecision(value: string | null | undefined, approvalId: string): Decision | undefined {
+  return storedWord(value ?? null, decisionSchema.options, `the decision of approval ${approvalId}`) ?? undefined;
+}
+
+/** The damaged record a StoreError of asDamagedStore names, and why it does not read; undefined for any other error. */
+export function damagedRecordOf(error: unknown): string | undefined {
+  return error instanceof StoreError && error.problem === 'corrupt' && error.cause instanceof DamagedRecordError ? error.cause.message : undefined;
+}
+
 /** A DamagedRecordError as a StoreError of the database it was read from (`location`); any other error as it is. */
 export function asDamagedStore(location: string, error: unknown): unknown {
   return error instanceof DamagedRecordError ? new StoreError(location, 'corrupt', `holds a damaged record (${error.message})`, { cause: error }) : error;
@@ -126,6 +146,19 @@ export function toSession(row: SessionRow): StoredSessionSummary {
     confirmToolCalls: toBoolean(row.confirm_tool_calls),
     lastRunId: row.last_run_id,
   };
+}
+
+/**
+ * An unfinished run as `toRun` reads it, but one whose options do not read comes back with none and `unreadable`
+ * saying why: it is set aside rather than failing the read of every other unfinished run.
+ */
+export function toUnfinishedRun(row: RunRow): StoredRun {
+  try {
+    return toRun(row);
+  } catch (error) {
+    if (!(error instanceof DamagedRecordError)) throw error;
+    return { ...toRun({ ...row, options: '{}' }), unreadable: error.message };
+  }
 }
 
 export function toRun(row: RunRow): StoredRun {
@@ -155,8 +188,8 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     exactGrantsOnly: toBoolean(row.exact_grants_only),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
-    decision: row.decision,
-    source: row.source,
+    decision: storedWord(row.decision, decisionSchema.options, `the decision of call ${row.tool_call_id} of run ${row.run_id}`),
+    source: storedWord(row.source, decisionSourceSchema.options, `the source of the decision of call ${row.tool_call_id} of run ${row.run_id}`),
     reason: row.reason,
     decidedByGrant: row.decided_by_grant,
     decidedByRule: row.decided_by_rule,
@@ -165,7 +198,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     connectionId: row.connection_id,
     clientLabel: row.client_label,
     startedAt: row.started_at,
-    outcome: row.outcome,
+    outcome: storedWord(row.outcome, toolOutcomeSchema.options, `the outcome of call ${row.tool_call_id} of run ${row.run_id}`),
     result: row.result,
     cut: toCut(row),
     endedAt: row.ended_at,

@@ -36,14 +36,17 @@ import {
   auditLimit,
   callsOfPage,
   asDamagedStore,
+  damagedRecordOf,
   decodeCursor,
   pageEnd,
   readAuditPage,
   readMessagePage,
   ruleScopeValue,
+  storedDecision,
   storedJson,
   toGrant,
   toRun,
+  toUnfinishedRun,
   toSession,
   toStoredRule,
   toToolCall,
@@ -152,6 +155,10 @@ export class SqliteStore implements AirlockStore {
    * Whether the data folder could not take a statement for now: it is full, failing, or read-only (see
    * asStorageFailure). The same write may succeed once space is freed or the folder fixed.
    */
+  damagedRecord(error: unknown): string | undefined {
+    return damagedRecordOf(error);
+  }
+
   isUnavailable(error: unknown): boolean {
     return error instanceof StorageFailure || asStorageFailure(dirname(this.file), error) instanceof StorageFailure;
   }
@@ -247,7 +254,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async listUnfinishedRuns(): Promise<StoredRun[]> {
-    return this.statements.listUnfinishedRuns.all().map(toRun);
+    return this.statements.listUnfinishedRuns.all().map(toUnfinishedRun);
   }
 
   async appendEvent(input: AppendEventInput): Promise<void> {
@@ -316,7 +323,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined> {
-    return this.statements.findDecision.pluck().get(approvalId, sessionId) ?? undefined;
+    return storedDecision(this.statements.findDecision.pluck().get(approvalId, sessionId), approvalId);
   }
 
   async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
@@ -522,7 +529,7 @@ function prepareStatements(db: Database) {
     ),
     listRunToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY ledger_id'),
     listSessionToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY ledger_id'),
-    findDecision: db.prepare<[string, string], Decision>(
+    findDecision: db.prepare<[string, string], string>(
       "SELECT decision FROM tool_calls WHERE approval_id = ? AND session_id = ? AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1",
     ),
     requireExactGrants: db.prepare<[string, string]>('UPDATE tool_calls SET exact_grants_only = 1 WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL'),
