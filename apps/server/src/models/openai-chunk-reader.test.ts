@@ -46,6 +46,17 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('continues a call without an index or an id whose name a server repeats in each piece', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ function: { name: 'terminal', arguments: '{"command":' } }] }));
+    reader.push(delta({ tool_calls: [{ function: { name: 'terminal', arguments: '"ls"}' } }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: '', name: 'terminal', arguments: '{"command":"ls"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
   it('starts a new call at a new id sent at an index a call already holds, as servers numbering every call 0 send them', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '{"path":' } }] }));

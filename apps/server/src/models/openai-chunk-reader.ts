@@ -206,7 +206,7 @@ export class OpenAIChunkReader {
     if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new AnswerLimitError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
-    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined);
+    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined, name ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
@@ -272,11 +272,18 @@ export class OpenAIChunkReader {
     return next;
   }
 
-  /** For servers that omit `index`: a new id starts a new call, anything else continues the last one. */
-  private indexWithoutOne(id: string | undefined): number {
-    if (this.lastIndex !== undefined) {
-      const last = this.calls.get(this.lastIndex);
-      if (id === undefined || id === '' || last?.id === '' || last?.id === id) return this.lastIndex;
+  /**
+   * For servers that omit `index`: a new id starts a new call, and so, with no id, does a name that does not go on from
+   * the last call's, or any name once the last call's arguments came whole as an object; anything else continues the
+   * last one (a server may repeat a call's name in each of its pieces). A server sending whole calls with neither had
+   * them read as one: the last one's arguments, sent as an object, under the first one's name, the others dropped unseen.
+   */
+  private indexWithoutOne(id: string | undefined, name: string | undefined): number {
+    const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
+    if (last !== undefined && this.lastIndex !== undefined) {
+      const anonymous = id === undefined || id === '';
+      const anotherCall = anonymous && name !== undefined && name !== '' && last.name !== '' && (typeof last.arguments !== 'string' || !name.startsWith(last.name));
+      if ((anonymous || last.id === '' || last.id === id) && !anotherCall) return this.lastIndex;
     }
     let next = 0;
     while (this.calls.has(next)) next++;

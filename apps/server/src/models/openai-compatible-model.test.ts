@@ -630,6 +630,28 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads each whole call of a server that sends calls with neither an index nor an id as a call of its own', async () => {
+      const whole = (name: string, args: string | Record<string, unknown>) => ({ type: 'function', function: { name, arguments: args } });
+      const server = await rawServer([
+        `${chunk({ tool_calls: [whole('read_file', { path: 'a' }), whole('read_file', { path: 'b' })] })}\n\n`,
+        `${chunk({ tool_calls: [whole('read_file', '{"path":"c"}')] })}\n\n${chunk({ tool_calls: [whole('list_directory', '{"path":"."}')] })}\n\n`,
+        `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      ]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(parts).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: { path: 'a' } },
+          { type: 'tool-call', id: '', name: 'read_file', arguments: { path: 'b' } },
+          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"c"}' },
+          { type: 'tool-call', id: '', name: 'list_directory', arguments: '{"path":"."}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('gives the words of an error a server sends as an error field in place of data, the key kept out', async () => {
       const message = 'the request exceeds the available context size (key sk-test-123). try increasing the context size or enable context shift';
       const server = await rawServer([`${chunk({ content: 'Hello' })}\n\nerror: ${JSON.stringify({ code: 400, message, type: 'invalid_request_error' })}\n\ndata: [DONE]\n\n`]);
