@@ -264,6 +264,47 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(marker)).toBe(sandbox === 'none');
   });
 
+  test.skipIf(skip)('the Git directory of a submodule a call lays out, missing as it starts (.git/modules/sub, or nested/.git with a gitlink it adds), whose core.fsmonitor the person’s git status runs, is reported', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    await repository(workspace.path);
+    // A submodule the index records whose Git directory is not there: a clone made without --recurse-submodules.
+    const commit = hostGit(workspace.path, ['rev-parse', 'HEAD']).output.trim();
+    expect(hostGit(workspace.path, ['update-index', '--add', '--cacheinfo', `160000,${commit},sub`]).status).toBe(0);
+    await mkdir(path.join(workspace.path, 'sub'));
+    const runs = ': your git status in the workspace runs what its config names (core.fsmonitor), unsandboxed';
+    const git = "git -c user.email=a@example.com -c user.name=a";
+    for (const [marker, command, made] of [
+      [
+        path.join(elsewhere.path, 'modules'),
+        `mkdir -p .git/modules && ${git} init -q --separate-git-dir=.git/modules/sub sub && ${git} -C sub config core.fsmonitor "touch ${path.join(elsewhere.path, 'modules')}; false"`,
+        '.git/modules/sub',
+      ],
+      [
+        path.join(elsewhere.path, 'nested'),
+        `${git} init -q nested && ${git} -C nested commit -q --allow-empty -m x && ${git} -C nested config core.fsmonitor "touch ${path.join(elsewhere.path, 'nested')}; false" && ` +
+          `${git} update-index --add --cacheinfo 160000,$(${git} -C nested rev-parse HEAD),nested`,
+        'nested/.git',
+      ],
+    ] as const) {
+      const result = await runTool(tool('terminal', workspace.path), { command: `${command} && echo end` });
+      expect(result).toStrictEqual({
+        content: `end\nexit code: 0\n${INTRO} Not restored, so look at this before running git in the workspace: ${made}, the Git directory of a submodule, is new since the call started${runs}.`,
+        isError: false,
+      });
+      // What the report is about: the person's git status runs it.
+      hostGit(workspace.path, ['status', '--porcelain']);
+      expect(existsSync(marker)).toBe(true);
+    }
+    // Its config written again by a later call is reported too; a call that leaves them alone says nothing.
+    const rewrite = await runTool(tool('terminal', workspace.path), { command: `git -C nested config core.fsmonitor "touch ${path.join(elsewhere.path, 'again')}; false"` });
+    expect(rewrite).toStrictEqual({
+      content: `(no output)\nexit code: 0\n${INTRO} Not restored, so look at this before running git in the workspace: nested/.git/config of a submodule was changed${runs}.`,
+      isError: false,
+    });
+    expect(await runTool(tool('terminal', workspace.path), { command: 'echo quiet' })).toStrictEqual({ content: 'quiet\nexit code: 0', isError: false });
+  });
+
   test.skipIf(skip)('.git/refs and .git/objects removed beside a repository layout at the root are made again, and the person’s `git status` runs no planted fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);

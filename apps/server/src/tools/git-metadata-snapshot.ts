@@ -7,7 +7,8 @@ import { includedConfigFiles } from './git-config-includes';
 import { hooksFoldersToKeep, hooksPathFolders } from './git-hooks-path';
 import { oneLine } from './one-line';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
-import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from './workspace-git-dir';
+import { MAX_SUBMODULES_LOOKED_AT, submoduleGitDirs } from './submodule-git-dirs';
+import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir, type WorkspaceGitDir } from './workspace-git-dir';
 
 /** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
 const HEAD_BYTES = 255;
@@ -82,6 +83,15 @@ interface GitFolderState {
   worktreeConfigs: readonly { file: string; identity: string | undefined }[];
   /** Which of SEQUENCER_STATE were there. */
   sequencer: readonly string[];
+  /** The Git directories of its submodules and worktrees (see submoduleGitDirs), by path, each with what Git runs from. */
+  submodules: ReadonlyMap<string, SubmoduleState>;
+}
+
+/** What the person's git runs from a submodule's Git directory: its config files' identities and its hooks. */
+interface SubmoduleState {
+  config: string | undefined;
+  worktreeConfig: string | undefined;
+  hooks: Hooks | undefined;
 }
 
 /** What the check after a call found: what it put back, and what it could not. */
@@ -102,7 +112,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
   const included = includedConfigFiles(workspace, repositoryConfigFiles(gitDir));
   const configuredFolders = [...new Set(hooksPathFolders(workspace, [...repositoryConfigFiles(gitDir), ...included]).flatMap(hooksFoldersToKeep))];
   const includedConfigs = await Promise.all(included.map(async (file) => ({ file, identity: await identityOf(file) })));
-  const [head, commondir, objects, refs, hooks, worktreeConfigs, configured, sequencer] = await Promise.all([
+  const [head, commondir, objects, refs, hooks, worktreeConfigs, configured, sequencer, submodules] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
     canEnter(path.join(gitPath, 'objects')),
@@ -111,6 +121,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
     Promise.all(folders.map(async (folder) => ({ file: path.join(folder, 'config.worktree'), identity: await identityOf(path.join(folder, 'config.worktree')) }))),
     Promise.all(configuredFolders.map(async (folder) => ({ folder, hooks: await hooksIn(folder) }))),
     sequencerState(gitPath),
+    submoduleStates(workspace, gitDir),
   ]);
   return {
     gitFolder: {
@@ -125,6 +136,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
       hooks,
       worktreeConfigs,
       sequencer,
+      submodules: submodules.states,
     },
     gitFile,
     rootIsRepository,
@@ -150,6 +162,7 @@ export async function checkGitMetadata(workspace: string, before: GitMetadataSna
       findings.notRestored.push(`${before.gitFolder.name} was removed or replaced`);
     } else {
       await checkGitFolder(workspace, before.gitFolder, findings);
+      await checkSubmodules(workspace, before.gitFolder.submodules, findings);
     }
   }
   for (const { folder, hooks } of before.hooksPath) {
@@ -244,6 +257,48 @@ async function checkGitFolder(workspace: string, before: GitFolderState, finding
   // call planted at the root for the repository. What the folder held is lost either way.
   if (before.objects && !objects) await makeAgain(path.join(gitPath, 'objects'), `${name}/objects`, findings);
   if (before.refs && !refs) await makeAgain(path.join(gitPath, 'refs'), `${name}/refs`, findings);
+}
+
+/** The submodules' Git directories of the workspace's repository (see submoduleGitDirs), each with what Git runs from. */
+async function submoduleStates(workspace: string, git: WorkspaceGitDir): Promise<{ states: Map<string, SubmoduleState>; notLookedAt: number; indexUnread: boolean }> {
+  const found = await submoduleGitDirs(workspace, git);
+  const states = await Promise.all(
+    found.gitDirs.map(async (gitDir): Promise<[string, SubmoduleState]> => {
+      const [config, worktreeConfig, hooks] = await Promise.all([identityOf(path.join(gitDir, 'config')), identityOf(path.join(gitDir, 'config.worktree')), hooksIn(path.join(gitDir, 'hooks'))]);
+      return [gitDir, { config, worktreeConfig, hooks }];
+    }),
+  );
+  return { states: new Map(states), notLookedAt: found.notLookedAt, indexUnread: found.indexUnread };
+}
+
+/**
+ * Reports the Git directory of a submodule (or a worktree) that is new since the call started, one whose config or
+ * `config.worktree` was made or changed, and hooks added or changed in one: the person's `git status` in the workspace
+ * runs a submodule's `core.fsmonitor`, unsandboxed, and the sandbox cannot keep a call from laying one out (see
+ * submoduleGitDirs). Nothing is put back: a call's `git submodule update --init` makes one too.
+ */
+async function checkSubmodules(workspace: string, before: ReadonlyMap<string, SubmoduleState>, findings: GitMetadataFindings): Promise<void> {
+  const found = workspaceGitDir(workspace);
+  if (found === undefined || !('found' in found)) return;
+  const after = await submoduleStates(workspace, found.found);
+  const runs = ': your git status in the workspace runs what its config names (core.fsmonitor), unsandboxed';
+  for (const [gitDir, state] of after.states) {
+    const name = path.relative(workspace, gitDir);
+    const earlier = before.get(gitDir);
+    if (earlier === undefined) {
+      findings.notRestored.push(`${name}, the Git directory of a submodule, is new since the call started${runs}`);
+      continue;
+    }
+    if (state.config !== earlier.config && state.config !== undefined) findings.notRestored.push(`${name}/config of a submodule was ${earlier.config === undefined ? 'made' : 'changed'}${runs}`);
+    if (state.worktreeConfig !== earlier.worktreeConfig && state.worktreeConfig !== undefined) {
+      findings.notRestored.push(`${name}/config.worktree of a submodule was ${earlier.worktreeConfig === undefined ? 'made' : 'changed'}${runs}`);
+    }
+    reportHooks({ folder: path.join(gitDir, 'hooks'), name: `${name}/hooks`, before: earlier.hooks, after: state.hooks, configured: false }, findings);
+  }
+  if (after.notLookedAt > 0) {
+    findings.notRestored.push(`the index records ${after.notLookedAt} submodules past the ${MAX_SUBMODULES_LOOKED_AT} looked at, whose Git directories were not looked at${runs.replace('its config', 'a config')}`);
+  }
+  if (after.indexUnread) findings.notRestored.push(`the index could not be read whole (too large, split or sparse), so the submodules' Git directories were not looked at`);
 }
 
 /** Reports a hooks folder made, and hooks added to it or changed in it. */

@@ -154,7 +154,7 @@ function commonDirOf(workspace: string, gitDir: string): string | undefined {
 }
 
 /** Whether `folder` is a folder strictly inside `workspace` reached through no link. */
-function isRealFolderInside(workspace: string, folder: string): boolean {
+export function isRealFolderInside(workspace: string, folder: string): boolean {
   if (!isStrictlyWithin(workspace, folder)) return false;
   try {
     return realpathSync(folder) === folder && lstatSync(folder).isDirectory();
