@@ -17,6 +17,7 @@ import { LinkCodes, type LinkCodesOptions } from './http/link-codes';
 import { freshRunHostname } from './http/run-hostname';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
+import { limitMessagesBeforeToken } from './http/before-token-limit';
 import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
 import { answerClientError } from './http/client-error-answer';
@@ -486,7 +487,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       wss.emit('connection', client, kept);
       // tRPC has added its listener by now; this one goes before it.
       limitRequestsPerMessage(client);
-      // And this one before both: a message is counted against the socket's budget before anything reads it.
+      // And this one before both: before the token, a message larger than connection parameters is refused unread.
+      limitMessagesBeforeToken(client, () => authenticated.has(client));
+      // And this one before them all: a message is counted against the socket's budget before anything reads it.
       budgetReads(client, reads, readBudget);
     });
   });

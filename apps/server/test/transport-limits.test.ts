@@ -750,6 +750,27 @@ describe('sockets without a token', () => {
     }
   }, 30_000);
 
+  it('are closed with 1009 on a message over 16 KiB, before anything reads it; with the token accepted, a large message right after it is read (found in review)', async () => {
+    await using running = await startTestServer();
+    await using stranger = await quietSocket(running.server);
+    const reason = new Promise<string>((resolve) => stranger.socket.on('close', (_code, why: Buffer) => resolve(why.toString())));
+    const frame = JSON.stringify({ method: 'connectionParams', data: { token: 'not the token', pad: '1,'.repeat(500_000) } });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      stranger.socket.send(frame);
+      expect([await stranger.closed, await reason]).toStrictEqual([{ code: 1009 }, 'at most 16 KiB in a message before the token']);
+      expect(parse.mock.calls.filter(([text]) => text.length === frame.length)).toStrictEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+
+    await using raw = await authenticatedSocket(running.server);
+    const answer = new Promise<WireMessage>((resolve) => raw.socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')) as WireMessage)));
+    raw.socket.send(JSON.stringify({ id: 1, method: 'query', params: { path: 'sessions.list', input: { query: 'q'.repeat(100_000) } } }));
+    expect((await answer).error?.data.code).toBe('BAD_REQUEST');
+    expect(raw.socket.readyState).toBe(WebSocket.OPEN);
+  });
+
   it('keep their place for the grace: a newcomer is refused with 503 rather than cut a socket whose token is on its way', async () => {
     await using running = await startTestServer({ capacity: { maxUnauthenticated: 2, authGraceMs: 60_000 } });
     await using first = await quietSocket(running.server);

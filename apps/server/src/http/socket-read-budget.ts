@@ -103,7 +103,8 @@ export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadB
   });
 }
 
-function sizeOf(data: RawData): number {
+/** A message's bytes, as `ws` hands it on. */
+export function sizeOf(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
   return data.byteLength;
 }
