@@ -73,10 +73,10 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     status = error.status;
     const message = serverMessage(error.error);
     // The class's headers are generic (any); an answer's error has its Headers.
-    const wait = retryAfterMs(error.headers as Headers | undefined);
+    const wait = retryAfter(error.headers as Headers | undefined);
     detail =
       `the model server at ${where} answered HTTP ${error.status}${message === undefined ? '' : `: ${scrub(message)}`}` +
-      (wait === undefined ? '' : ` (it asks to wait ${duration(wait)} before the next request)`);
+      (wait === undefined ? '' : ` (it asks to wait ${wait} before the next request)`);
   } else if (error instanceof APIError) {
     const message = serverMessage(error.error) ?? error.message;
     detail = `the model server at ${where} reported an error${context.progressed === true ? ' mid-answer' : ''}: ${scrub(message)}`;
@@ -95,14 +95,21 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
 }
 
 /**
- * How long a server asks to be left (Retry-After in seconds, as a busy or rate-limiting one sends with 429 or 503); no
- * request is sent again by itself (a retried stream would replay text), so the person is told. A date is not read.
+ * How long a server asks to be left, as a busy or rate-limiting one says with 429 or 503: `retry-after-ms` (hosted
+ * APIs and their proxies), Retry-After in seconds, or Retry-After as a date, shown as the date it names (this
+ * machine's clock may not be the server's). No request is sent again by itself (a retried stream would replay text),
+ * so the person is told.
  */
-function retryAfterMs(headers: Headers | undefined): number | undefined {
+function retryAfter(headers: Headers | undefined): string | undefined {
+  const inMs = headers?.get('retry-after-ms')?.trim();
+  if (inMs !== undefined && /^\d{1,9}(\.\d{1,3})?$/.test(inMs) && Number(inMs) > 0) return duration(Math.ceil(Number(inMs)));
   const value = headers?.get('retry-after')?.trim();
-  if (value === undefined || !/^\d{1,9}$/.test(value)) return undefined;
-  const seconds = Number(value);
-  return seconds > 0 ? seconds * 1000 : undefined;
+  if (value === undefined) return undefined;
+  if (/^\d{1,9}$/.test(value)) return Number(value) > 0 ? duration(Number(value) * 1000) : undefined;
+  // The one form HTTP dates are sent in (IMF-fixdate), read only when it is that: Date.parse takes much else.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : `until ${new Date(at).toUTCString()}`;
 }
 
 /** The message a server put in its error body: `{error: {message}}`, `{error: "…"}` or `{message}`. */

@@ -170,10 +170,11 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 500: the model failed to load`);
   });
 
-  it('says how long a server answering HTTP 429 or 503 asks to be left, from its Retry-After seconds', async () => {
+  it('says how long a server answering HTTP 429 or 503 asks to be left, from its Retry-After seconds, its Retry-After date or its retry-after-ms', async () => {
     const server = createServer((request, response) => {
       const busy = request.url?.startsWith('/busy/') === true;
-      response.writeHead(busy ? 503 : 429, { 'content-type': 'application/json', 'retry-after': busy ? '120' : 'soon' });
+      const wait = request.url?.startsWith('/date/') === true ? { 'retry-after': 'Sat, 05 Dec 2026 09:30:00 GMT' } : request.url?.startsWith('/ms/') === true ? { 'retry-after-ms': '1500' } : { 'retry-after': busy ? '120' : 'soon' };
+      response.writeHead(busy ? 503 : 429, { 'content-type': 'application/json', ...wait });
       response.end(JSON.stringify({ error: { message: busy ? 'loading the model' : 'rate limited' } }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -185,6 +186,10 @@ describe('OpenAICompatibleModel', () => {
 
       expect(busy.message).toBe(`OpenAI-compatible: the model server at ${root}/busy/v1 answered HTTP 503: loading the model (it asks to wait 120 s before the next request)`);
       expect(limited.message).toBe(`OpenAI-compatible: the model server at ${root}/v1 answered HTTP 429: rate limited`);
+      const dated = await failure(new OpenAICompatibleModel({ baseURL: `${root}/date/v1`, model: 'm' }).stream(hello, new AbortController().signal));
+      const inMs = await failure(new OpenAICompatibleModel({ baseURL: `${root}/ms/v1`, model: 'm' }).stream(hello, new AbortController().signal));
+      expect(dated.message).toBe(`OpenAI-compatible: the model server at ${root}/date/v1 answered HTTP 429: rate limited (it asks to wait until Sat, 05 Dec 2026 09:30:00 GMT before the next request)`);
+      expect(inMs.message).toBe(`OpenAI-compatible: the model server at ${root}/ms/v1 answered HTTP 429: rate limited (it asks to wait 1500 ms before the next request)`);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
