@@ -1,7 +1,7 @@
 import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { McpMessageTooLargeError, requestIdsOf } from './size-limited-fetch';
+import { McpAnswerRefusedError, requestIdsOf } from './size-limited-fetch';
 
 const STREAM_ENDED = 'the MCP server ended the stream of its answer before it answered';
 
@@ -170,7 +170,7 @@ class EndableStream {
             if (this.#ended) return;
             this.#ended = true;
             // A stream broken off (the server crashed) ends as one the server ended, its requests failed after it.
-            const trailer = error instanceof McpMessageTooLargeError ? undefined : this.#trailer();
+            const trailer = error instanceof McpAnswerRefusedError ? undefined : this.#trailer();
             if (trailer === undefined) {
               // The stream errors with it (a body over the size limit, or one the SDK resumes).
               onFinished();

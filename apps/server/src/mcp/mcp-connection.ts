@@ -19,7 +19,7 @@ import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, inputSchemaProblem, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
 import { outputSchemaMismatch } from './output-schema-mismatch';
 import { outputValidator } from './output-validator';
-import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
+import { McpAnswerRefusedError, sizeLimitedFetch } from './size-limited-fetch';
 import { sessionLostFetch } from './session-lost-fetch';
 import { STREAM_REOPEN_STORM, streamReopenFetch } from './stream-reopen-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
@@ -86,8 +86,6 @@ const ERROR_LOG_WINDOW_MS = 10_000;
 const MAX_STDERR_TAIL = 2048;
 const MAX_MESSAGE_CHARS = 500;
 const CLIENT_INFO = { name: 'airlock', version: '0.1.0' };
-/** The `data` of the error answer put in place of one over the size limit; no server's answer can be this object. */
-const TOO_LARGE_MARK = Object.freeze({ reason: MCP_MESSAGE_TOO_LARGE });
 
 /** One configured MCP server: its client, its tools, and its restarts after a crash. */
 export class McpConnection {
@@ -169,7 +167,7 @@ export class McpConnection {
     const result = await client
       .request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { signal: context.signal, timeout, maxTotalTimeout: timeout })
       .catch((error: unknown) => {
-        if (isTooLarge(error)) throw new McpMessageTooLargeError();
+        if (isRefusedAnswer(error)) throw error.data;
         // The connection was closed for what the server did: the call says so, not a bare "Connection closed" or
         // the HTTP error that showed it.
         const dropped = this.#dropReason;
@@ -269,7 +267,7 @@ export class McpConnection {
                 turnTakingFetch(
                   lfLineEndsFetch(
                     sessionLostFetch(
-                      sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
+                      sizeLimitedFetch({ onRefused: (requestIds, refusal) => this.#onRefusedAnswer(transport, requestIds, refusal), ...(this.#pinnedFetch(config.url) ?? {}) }),
                       () => this.#onSessionLost(transport),
                     ),
                   ),
@@ -299,17 +297,16 @@ export class McpConnection {
   }
 
   /**
-   * An answer over the size limit fails the requests it was to answer, and the connection goes on. One on the server's
-   * own stream closes the connection, to be restarted as after a crash: the SDK would reopen that stream at once, as
-   * often as the server likes.
+   * An answer refused for what it holds (over the size limit, too many messages) fails the requests it was to answer,
+   * and the connection goes on. One on the server's own stream closes the connection, to be restarted as after a crash:
+   * the SDK would reopen that stream at once, as often as the server likes.
    */
-  #onTooLarge(transport: Transport, requestIds: readonly RequestId[]): void {
+  #onRefusedAnswer(transport: Transport, requestIds: readonly RequestId[], refusal: McpAnswerRefusedError): void {
     if (this.#transport?.inner !== transport) return;
-    for (const id of requestIds) {
-      transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: MCP_MESSAGE_TOO_LARGE, data: TOO_LARGE_MARK } });
-    }
+    // The refusal itself is the error's data, an object no server's answer can hold.
+    for (const id of requestIds) transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: refusal.message, data: refusal } });
     if (requestIds.length > 0 || this.#client === undefined) return;
-    this.#dropReason = `the server sent a message over ${MAX_MCP_MESSAGE_BYTES / (1024 * 1024)} MiB`;
+    this.#dropReason = refusal.disconnect;
     void this.#client.close().catch(() => undefined);
   }
 
@@ -564,9 +561,9 @@ function safeEnvironment(): Record<string, string> {
   return env;
 }
 
-/** Whether `error` is the answer put in place of one over the size limit. */
-function isTooLarge(error: unknown): boolean {
-  return error instanceof McpError && error.data === TOO_LARGE_MARK;
+/** Whether `error` is the answer put in place of one refused for what it holds (`#onRefusedAnswer`). */
+function isRefusedAnswer(error: unknown): error is McpError & { data: McpAnswerRefusedError } {
+  return error instanceof McpError && error.data instanceof McpAnswerRefusedError;
 }
 
 function isConnectionClosed(error: unknown): boolean {
@@ -574,7 +571,7 @@ function isConnectionClosed(error: unknown): boolean {
 }
 
 function describeError(error: unknown): string {
-  if (isTooLarge(error)) return MCP_MESSAGE_TOO_LARGE;
+  if (isRefusedAnswer(error)) return error.data.message;
   if (isConnectionClosed(error)) return 'the server closed the connection';
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return 'the server did not answer in time';
   if (error instanceof StreamableHTTPError && error.code !== undefined) return bounded(`the server answered HTTP ${error.code} (${error.message})`);

@@ -1,7 +1,7 @@
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { serving } from './chunked-http-server';
-import { MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
+import { MCP_ANSWER_TOO_MANY_MESSAGES, MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
 
 const SSE = { 'content-type': 'text/event-stream' };
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -9,7 +9,7 @@ const JSON_BODY = { 'content-type': 'application/json' };
 /** Reads `url` through a fetch limited to `maxBytes`, as the SDK would: the body as text. */
 async function read(url: string, maxBytes: number, body?: string) {
   const tooLarge: RequestId[][] = [];
-  const limited = sizeLimitedFetch({ maxBytes, onTooLarge: (ids) => tooLarge.push(ids) });
+  const limited = sizeLimitedFetch({ maxBytes, onRefused: (ids) => tooLarge.push(ids) });
   const response = await limited(url, { method: 'POST', ...(body === undefined ? {} : { body }) });
   const text = await response.text().then(
     (value) => ({ text: value.length }),
@@ -48,5 +48,26 @@ describe('sizeLimitedFetch', () => {
     await using declared = await serving({ ...JSON_BODY, 'content-length': '1000' }, ['x'.repeat(10)]);
     const request = JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
     await expect(read(declared.url, 100, request)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_LARGE, tooLarge: [['a']] });
+  });
+
+  test('counts the messages of a JSON array at its top level only, whatever its strings hold, split over chunks', async () => {
+    const message = (n: number) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: [n, `,]}[{"\\`, { a: 1, b: 2 }] } });
+    const batch = (count: number) => `[${Array.from({ length: count }, (_, n) => message(n)).join(',')}]`;
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty' } });
+    const readCounted = async (body: string, maxJsonMessages: number) => {
+      await using server = await serving(JSON_BODY, [body.slice(0, 101), body.slice(101)]);
+      const refused: string[] = [];
+      const limited = sizeLimitedFetch({ maxJsonMessages, onRefused: (ids, error) => refused.push(`${ids.join()}: ${error.message}`) });
+      const response = await limited(server.url, { method: 'POST', body: request });
+      const text = await response.text().then(
+        (value) => ({ text: value.length }),
+        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+      );
+      return { ...text, refused };
+    };
+    await expect(readCounted(batch(5), 5)).resolves.toStrictEqual({ text: batch(5).length, refused: [] });
+    await expect(readCounted(batch(6), 5)).resolves.toStrictEqual({ error: MCP_ANSWER_TOO_MANY_MESSAGES, refused: [`3: ${MCP_ANSWER_TOO_MANY_MESSAGES}`] });
+    // One message, an object with many names: one.
+    await expect(readCounted(message(1), 1)).resolves.toStrictEqual({ text: message(1).length, refused: [] });
   });
 });
