@@ -273,12 +273,14 @@ export class OpenAIChunkReader {
   }
 
   /**
-   * For servers that omit `index`: a new id starts a new call, and so, with no id, does a name that does not go on from
+   * For servers that omit `index`: a piece with a call's id goes to that call, a new id starts a new call, and so, with no id, does a name that does not go on from
    * the last call's, or any name once the last call's arguments came whole as an object; anything else continues the
    * last one (a server may repeat a call's name in each of its pieces). A server sending whole calls with neither had
    * them read as one: the last one's arguments, sent as an object, under the first one's name, the others dropped unseen.
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined): number {
+    // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
+    if (id !== undefined && id !== '') for (const [index, call] of this.calls) if (call.id === id) return index;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = id === undefined || id === '';

@@ -657,6 +657,25 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('assembles calls interleaved without an index by their ids, each piece to the call of its id', async () => {
+      const piece = (id: string, name: string | undefined, args: string) => chunk({ tool_calls: [{ id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
+      const server = await rawServer([
+        `${piece('call_a', 'read_file', '{"path":')}\n\n${piece('call_b', 'list_directory', '{"path":')}\n\n`,
+        `${piece('call_a', undefined, '"a.txt"}')}\n\n${piece('call_b', undefined, '"."}')}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      ]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(parts).toStrictEqual([
+          { type: 'tool-call', id: 'call_a', name: 'read_file', arguments: '{"path":"a.txt"}' },
+          { type: 'tool-call', id: 'call_b', name: 'list_directory', arguments: '{"path":"."}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('gives the words of an error a server sends as an error field in place of data, the key kept out', async () => {
       const message = 'the request exceeds the available context size (key sk-test-123). try increasing the context size or enable context shift';
       const server = await rawServer([`${chunk({ content: 'Hello' })}\n\nerror: ${JSON.stringify({ code: 400, message, type: 'invalid_request_error' })}\n\ndata: [DONE]\n\n`]);
