@@ -84,6 +84,16 @@ describe('@airlock/client against a real server', () => {
     ]);
   });
 
+  it('connects with a client label longer than the server keeps, and the ledger names it by its first 100 characters (found in review)', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('one'), { text: 'done' });
+    const label = `${'long label '.repeat(2_000)}end`;
+    const client = t.connect({ clientLabel: label, connectAttempts: 2 });
+    await drive(client.startRun({ sessionId: 's-label', message: 'go' }), (start) => client.decide({ sessionId: 's-label', approvalId: start.approvalId, decision: 'allow' }));
+    const audit = await client.trpc.audit.list.query({ sessionId: 's-label' });
+    expect(audit.entries.map((entry) => entry.clientLabel)).toStrictEqual([label.slice(0, 100)]);
+  });
+
   it('always: grants the tool, so the next call of the chat is not asked', async () => {
     await using t = await setup();
     t.fake.enqueue(echoTurn('first'), echoTurn('second'), { text: 'ok' });

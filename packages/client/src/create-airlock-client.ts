@@ -38,7 +38,10 @@ export interface AirlockClientOptions {
   };
   /** Default `globalThis.WebSocket` (browsers); Node 20 has none: pass `WebSocket` from `ws`. */
   WebSocket?: WebSocketConstructor;
-  /** Sent with the token as the connection param `client`, so the server can tell its clients apart. Default none. */
+  /**
+   * Sent with the token as the connection param `client`, so the server can tell its clients apart (it keeps the first
+   * 100 characters). Default none.
+   */
   clientLabel?: string;
   /** Wait before reconnect attempt `attempt` (0, 1, …). Default none for the first, then 500 ms doubling up to 5 s. */
   retryDelayMs?: (attempt: number) => number;
@@ -237,6 +240,16 @@ export class UnreadEventsError extends Error {
   }
 }
 
+/**
+ * The characters of a client label sent: the server keeps its first 100 once trimmed, and refuses a message over
+ * 16 KiB before the token, so a longer label closed every connection (1009) before it was open.
+ */
+const MAX_SENT_LABEL_CHARACTERS = 1_000;
+
+function sentLabel(label: string): string {
+  return label.trimStart().slice(0, MAX_SENT_LABEL_CHARACTERS);
+}
+
 /** Connects to an Airlock server at once (and again whenever the connection drops). */
 export function createAirlockClient(options: AirlockClientOptions): AirlockClient {
   const { tab } = options;
@@ -246,7 +259,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     connectionParams: () => ({
       ...(options.token === '' && tab !== undefined ? {} : { token: options.token }),
       ...(tab === undefined ? {} : { tab: tabCredential ?? 'new' }),
-      ...(options.clientLabel === undefined ? {} : { client: options.clientLabel }),
+      ...(options.clientLabel === undefined ? {} : { client: sentLabel(options.clientLabel) }),
     }),
     ...(tab === undefined
       ? {}
