@@ -97,6 +97,23 @@ describe('probeLocalModelServers', () => {
     expect(found).toStrictEqual({ baseURL: earlier.baseURL, models: ['slow-but-preferred'], provider: 'first' });
   });
 
+  it('prefers, for a model asked for, the first candidate that lists it to one before it that does not; with none, the first that answers', async () => {
+    await using llama = await startFakeOpenAIServer({ models: ['llama-3.2-3b.gguf'] });
+    await using ollama = await startFakeOpenAIServer({ models: ['qwen3:8b', 'llama3.2:latest'] });
+    const candidates = [
+      { baseURL: llama.url, provider: 'llama.cpp' },
+      { baseURL: ollama.url, provider: 'Ollama' },
+    ];
+
+    const listed = await probeLocalModelServers({ candidates, model: 'qwen3:8b' });
+    const tagless = await probeLocalModelServers({ candidates, model: 'llama3.2' });
+    const nowhere = await probeLocalModelServers({ candidates, model: 'mistral' });
+
+    expect(listed).toStrictEqual({ baseURL: ollama.url, models: ['qwen3:8b', 'llama3.2:latest'], provider: 'Ollama' });
+    expect(tagless?.provider).toBe('Ollama');
+    expect(nowhere).toStrictEqual({ baseURL: llama.url, models: ['llama-3.2-3b.gguf'], provider: 'llama.cpp' });
+  });
+
   it('gives up on a candidate that does not answer within the timeout', async () => {
     await using silent = await startServer(() => undefined);
     await using answering = await startFakeOpenAIServer();

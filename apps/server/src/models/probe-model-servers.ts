@@ -34,11 +34,19 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** Default: the global fetch. */
   fetch?: typeof fetch;
+  /** A model asked for: the first candidate that lists it is preferred to any before it. Default none. */
+  model?: string;
+}
+
+/** Whether `listed` holds `model`; Ollama takes a name without its tag as the `latest` one (`llama3.2` for `llama3.2:latest`). */
+export function listsModel(listed: readonly string[], model: string): boolean {
+  return listed.includes(model) || (!model.includes(':') && listed.includes(`${model}:latest`));
 }
 
 /**
  * Asks every candidate for its model list at once and returns the most preferred one that answers
- * with an OpenAI-style list, or undefined. Takes at most about `timeoutMs`.
+ * with an OpenAI-style list, or undefined; with `model`, the most preferred that lists it, when one does (a server
+ * serving one model, as llama.cpp does, answers to any name with its own). Takes at most about `timeoutMs`.
  */
 export async function probeLocalModelServers(options: ProbeOptions = {}): Promise<FoundModelServer | undefined> {
   const candidates = options.candidates ?? LOCAL_MODEL_SERVERS;
@@ -52,11 +60,14 @@ export async function probeLocalModelServers(options: ProbeOptions = {}): Promis
   );
   try {
     // In order of preference: a less preferred server that answers first still waits for the ones before it.
+    let first: FoundModelServer | undefined;
     for (const probe of probes) {
       const found = await probe;
-      if (found) return found;
+      if (found === undefined) continue;
+      if (options.model === undefined || listsModel(found.models, options.model)) return found;
+      first ??= found;
     }
-    return undefined;
+    return first;
   } finally {
     controller.abort();
   }

@@ -48,7 +48,16 @@ describe('resolveChatModel', () => {
     const missing = await resolveChatModel({ modelUrl: fake.url, model: 'qwen3:4b' }, { probe });
     const tagless = await resolveChatModel({ modelUrl: fake.url, model: 'llama3.2' }, { probe });
     const exact = await resolveChatModel({ modelUrl: fake.url, model: 'qwen3:8b' }, { probe });
-    const found = await resolveChatModel({ model: 'mistral' }, { probe: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' }) });
+    const asked: (string | undefined)[] = [];
+    const found = await resolveChatModel(
+      { model: 'mistral' },
+      {
+        probe: async (options) => {
+          asked.push(options.model);
+          return { baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' };
+        },
+      },
+    );
 
     expect(missing.info).toStrictEqual({
       provider: 'OpenAI-compatible',
@@ -61,6 +70,7 @@ describe('resolveChatModel', () => {
     });
     expect(tagless.info.warning).toBe(undefined);
     expect(exact.info.warning).toBe(undefined);
+    expect(asked).toStrictEqual(['mistral']);
     expect(found.info.warning).toBe(
       'the Ollama server at http://127.0.0.1:11434/v1 does not list the model "mistral"; it lists "llama3.2:latest". Requests name "mistral" all the same: set AIRLOCK_MODEL to one it lists if the server refuses them.',
     );

@@ -3,7 +3,7 @@ import { ConfigError } from '../config';
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
 import { displayURL } from './display-url';
-import { LOCAL_MODEL_SERVERS, listModels, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
+import { LOCAL_MODEL_SERVERS, listModels, listsModel, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
 
 /** The model name sent when none is configured and the server lists none; llama.cpp, for one, accepts any name. */
 export const FALLBACK_MODEL_NAME = 'default';
@@ -83,7 +83,7 @@ export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDe
     return await connect({ baseURL, provider: providerForURL(baseURL), model, warning, unlisted }, config, deps);
   }
 
-  const found = await (deps.probe ?? probeLocalModelServers)({ fetch: deps.fetch });
+  const found = await (deps.probe ?? probeLocalModelServers)({ fetch: deps.fetch, ...(config.model === undefined ? {} : { model: config.model }) });
   if (found) {
     const model = config.model ?? found.models[0];
     const warning = model === undefined ? `the ${found.provider} server at ${displayURL(found.baseURL)} lists no models` : undefined;
@@ -112,12 +112,11 @@ const SHOWN_LISTED_MODELS = 5;
 const SHOWN_MODEL_NAME_CHARS = 80;
 
 /**
- * A warning that `server` does not list `model`, naming what it lists, or undefined when it does. Ollama takes a name
- * without its tag as the `latest` one it lists (`llama3.2` for `llama3.2:latest`). Nothing is refused: a server
- * that serves one model answers to any name.
+ * A warning that `server` does not list `model`, naming what it lists, or undefined when it does (see listsModel).
+ * Nothing is refused: a server that serves one model answers to any name.
  */
 function notListedWarning(server: string, model: string, listed: readonly string[]): string | undefined {
-  if (listed.includes(model) || (!model.includes(':') && listed.includes(`${model}:latest`))) return undefined;
+  if (listsModel(listed, model)) return undefined;
   const shown = listed.slice(0, SHOWN_LISTED_MODELS).map((name) => JSON.stringify(name.length <= SHOWN_MODEL_NAME_CHARS ? name : `${name.slice(0, SHOWN_MODEL_NAME_CHARS)}…`));
   const more = listed.length - shown.length;
   const names = listed.length === 0 ? 'it lists none' : `it lists ${more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ')}`;
