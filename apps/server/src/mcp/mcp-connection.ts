@@ -77,6 +77,11 @@ export const MAX_TOOLS_PER_SERVER = 512;
  */
 export const MAX_DEFINITION_CHARS_PER_SERVER = 4 * 1024 * 1024;
 export const MAX_LIST_PAGES = 50;
+/**
+ * The least time, in ms, from the end of one listing of a server's tools to the start of the next: a server that said
+ * they changed while each listing was read had them listed back to back for as long as it went on.
+ */
+export const MIN_RELIST_INTERVAL_MS = 1000;
 const MAX_DESCRIPTION_CHARS = 32_768;
 const MAX_SCHEMA_CHARS = 65_536;
 /** Names of tools left out that one log line lists; the rest are counted. */
@@ -99,6 +104,8 @@ export class McpConnection {
   #tools: readonly AnyTool[] = [];
   #refreshing: Refreshing | undefined;
   #refreshAgain = false;
+  /** When the last listing of the tools of this client ended (performance.now()); undefined before the first. */
+  #listedAt: number | undefined;
   #stderrTail = '';
   /** Why this connection closed the client itself, for the restart's reason. */
   #dropReason: string | undefined;
@@ -191,6 +198,7 @@ export class McpConnection {
     if (this.#closed) return undefined;
     this.#stderrTail = '';
     this.#dropReason = undefined;
+    this.#listedAt = undefined;
     // Airlock's validator for structured results, not the SDK's Ajv: see output-validator.ts.
     const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: outputValidator });
     let transport: BoundedRequestsTransport;
@@ -381,7 +389,11 @@ export class McpConnection {
         let again = false;
         do {
           this.#refreshAgain = false;
-          const listing = await this.#listTools(client, refreshing.deadline, again);
+          await this.#afterLastListing(refreshing.deadline);
+          if (this.#client !== client) return;
+          const listing = await this.#listTools(client, refreshing.deadline, again).finally(() => {
+            if (this.#client === client) this.#listedAt = performance.now();
+          });
           if (this.#client !== client) return;
           this.#applyTools(listing);
           again = true;
@@ -391,6 +403,13 @@ export class McpConnection {
       }
     })();
     return refreshing.done;
+  }
+
+  /** Resolves MIN_RELIST_INTERVAL_MS after the end of the last listing of this connection, or at `deadline` if sooner. */
+  async #afterLastListing(deadline: number): Promise<void> {
+    if (this.#listedAt === undefined) return;
+    const wait = Math.min(this.#listedAt + MIN_RELIST_INTERVAL_MS - performance.now(), deadline - Date.now());
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /**

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { ToolContext } from '@airlock/core';
 import { describe, expect, test, vi } from 'vitest';
 import type { McpServerConfig } from './mcp-config';
-import { MAX_DEFINITION_CHARS_PER_SERVER, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from './mcp-connection';
+import { MAX_DEFINITION_CHARS_PER_SERVER, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER, MIN_RELIST_INTERVAL_MS } from './mcp-connection';
 import { McpManager, type McpManagerOptions } from './mcp-manager';
 import { MAX_QUEUED_ANSWERS } from './bounded-requests-transport';
 import { hostileServer, until } from './fixtures/test-servers';
@@ -134,6 +134,29 @@ describe('a server that says its tools changed while each listing of them is rea
     ]);
     expect(mcp.tools().map((tool) => tool.name)).toStrictEqual(['good__only']);
   }, 30_000);
+});
+
+describe('a server that, once ready, says its tools changed while each listing of them is read', () => {
+  // Found in review: each listing was followed at once by the next, for as long as the server went on: Airlock's CPU
+  // spent reading and converting its tools, and every client told of a change.
+  test('has its tools listed again no sooner than the floor after the listing before, and answers calls meanwhile', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-mcp-relist-'));
+    try {
+      const listLog = join(folder, 'list.log');
+      await using mcp = manager({ relist: hostileServer('relisting-later', { LIST_LOG: listLog }) });
+      await mcp.start();
+      const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+      await expect(tool('relist__start')?.execute({}, context())).resolves.toStrictEqual({ content: 'started' });
+      const gaps = async () => (await readFile(listLog, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '').map(Number);
+      await vi.waitFor(async () => expect((await gaps()).length).toBeGreaterThanOrEqual(4), { timeout: 30_000, interval: 100 });
+      await expect(tool('relist__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
+      // A timer never fires early: each listing came at least the floor after the one before was answered.
+      expect((await gaps()).filter((gap) => gap < MIN_RELIST_INTERVAL_MS)).toStrictEqual([]);
+      expect(mcp.status()[0]?.state).toBe('ready');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('a server that floods notifications/progress for a token of no request', () => {
