@@ -214,9 +214,9 @@ export class OpenAIChunkReader {
       this.calls.set(index, call);
     }
     this.lastIndex = index;
-    // Some servers repeat the id and name in every piece: the first id counts, and the same name again is nothing new. A piece
-    // that only repeats what the call has is none, or a server resending one call's id would hold a stalled turn
-    // past the idle limit for as long as it kept sending.
+    // Some servers repeat the id and name in every piece: the first id counts, and the same name again is nothing new.
+    // A piece that only repeats what the call has is no progress, or a server resending one call's id would hold a
+    // stalled turn past the idle limit for as long as it kept sending.
     let added = false;
     if (delta.id && call.id === '') {
       call.id = delta.id;
@@ -273,10 +273,11 @@ export class OpenAIChunkReader {
   }
 
   /**
-   * For servers that omit `index`: a piece with a call's id goes to that call, a new id starts a new call, and so, with no id, does a name that does not go on from
-   * the last call's, or any name once the last call's arguments came whole as an object; anything else continues the
-   * last one (a server may repeat a call's name in each of its pieces). A server sending whole calls with neither had
-   * them read as one: the last one's arguments, sent as an object, under the first one's name, the others dropped unseen.
+   * For servers that omit `index`: a piece with a call's id goes to that call, and a new id starts a new call. With no
+   * id, so does a name that does not go on from the last call's, or any name once the last call's arguments came whole
+   * as an object; anything else continues the last one (a server may repeat a call's name in each of its pieces). A
+   * server sending whole calls with neither had them read as one: the last one's arguments, sent as an object, under
+   * the first one's name, the others dropped unseen.
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined): number {
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
