@@ -17,7 +17,8 @@ async function sandboxFor(kind: (typeof SANDBOX_KINDS)[number], workspace: strin
   if (kind === 'none') return {};
   const probe = await probeBubblewrap(true);
   if (!probe.available) throw new Error(probe.reason);
-  return { sandbox: { bwrap: probe.bwrap, policy: { workspace, network: true } } };
+  // A bounded /tmp, as every call has one (see sandboxRunScript): the shell then runs the command as its child.
+  return { sandbox: { bwrap: probe.bwrap, policy: { workspace, network: true, tmpfsBytes: 64 * 1024 * 1024 } } };
 }
 
 describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
@@ -71,6 +72,19 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
     const result = await sh(`trap '' TERM; echo ready; while :; do sleep 1; done`, { timeoutMs: 3_000, killGraceMs: 200 });
     expect(result.signal).toBe('SIGKILL');
     expect(await liveProcessGroupMembers(result.pid!)).toStrictEqual([]);
+  });
+
+  test('a command that catches SIGTERM to clean up has the grace period to do so, and its exit is the call’s', async () => {
+    const cwd = await tempDir();
+    // The clean-up takes a while, as git removing its index.lock or a test runner stopping its workers may.
+    const command = `trap 'sleep 0.5; echo cleaned > cleaned; exit 3' TERM; echo ready > ready; while :; do sleep 0.05; done`;
+    const controller = new AbortController();
+    const running = sh(command, { cwd, signal: controller.signal, killGraceMs: 10_000 });
+    await vi.waitFor(() => readFile(join(cwd, 'ready')), { timeout: 20_000 });
+    controller.abort(new Error('stopped'));
+    const result = await running;
+    expect(await readFile(join(cwd, 'cleaned'), 'utf8')).toBe('cleaned\n');
+    expect({ exitCode: result.exitCode, signal: result.signal }).toStrictEqual({ exitCode: 3, signal: null });
   });
 
   test('background processes still running when the command exits are stopped, and the call returns', async () => {
@@ -225,8 +239,8 @@ describe('runProcess in a bubblewrap sandbox', () => {
         maxOutputBytes: 64 * 1024,
         ...(await sandboxFor('bubblewrap', cwd)),
       });
-      // bubblewrap's pid 1, the shell, the escaped sleep, ls and grep.
-      expect(Number.parseInt(result.output, 10)).toBeLessThanOrEqual(5);
+      // bubblewrap's pid 1, the shell that runs the command, the command's shell, the escaped sleep, ls and grep.
+      expect(Number.parseInt(result.output, 10)).toBeLessThanOrEqual(6);
       expect(processesWith(token)).toStrictEqual([]);
     } finally {
       killAllWith(token);

@@ -1,7 +1,7 @@
 import { WRAPPER_SCRIPT } from '../process-confinement';
 
-/** Below this many KiB left, a call's /tmp or /dev/shm is said to have run out: a failed write leaves it at 0. */
-const FULL_BELOW_KIB = 64;
+/** Where the shell tries a one-byte write in each, once the command ended: emptied after, and gone with the call. */
+const PROBE_NAME = '.airlock-space-left';
 
 /**
  * How the sandbox's shell runs the command, once the limit on processes is set (see limitedWrapperScript).
@@ -21,11 +21,19 @@ export function sandboxRunScript(tmpfsMiB: number | undefined): string {
   const size = String(Math.trunc(tmpfsMiB));
   return [
     adjust,
+    // Stopping a call sends SIGTERM to each of its processes: this shell waits on, so the command has the grace period
+    // to clean up (else the shell's end took pid 1 and the whole call with it at once). A caught signal is not passed
+    // on: the command gets SIGTERM's own default.
+    'trap : TERM',
     '"$0" "$@" 2>&1',
     'status=$?',
-    // df's POSIX lines: "<file system> <1024-blocks> <used> <available> <capacity> <mounted on>".
-    `df -Pk /tmp /dev/shm 2>/dev/null | while read -r fs blocks used avail rest; do case $avail in ''|*[!0-9]*) continue ;; esac; ` +
-      `if [ "$avail" -lt ${FULL_BELOW_KIB} ]; then echo "airlock: this call's \${rest#* } ran out of space: it holds at most ${size} MiB, in memory (--tool-tmp-size); write larger files in the workspace"; fi; done`,
+    // Builtins only: the command's processes may hold every process the call may run, and a shell that cannot fork
+    // ends there, its command's exit status lost. A write of one byte takes a page of a tmpfs: it fails only when
+    // the space (or the room for files) ran out.
+    ...['/tmp', '/dev/shm'].map(
+      (place) =>
+        `if ! { printf x > ${place}/${PROBE_NAME}; } 2>/dev/null; then echo "airlock: this call's ${place} ran out of space: it holds at most ${size} MiB, in memory (--tool-tmp-size); write larger files in the workspace"; fi; : > ${place}/${PROBE_NAME} 2>/dev/null`,
+    ),
     'exit $status',
   ].join('\n');
 }
