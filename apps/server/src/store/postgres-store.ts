@@ -759,14 +759,14 @@ export class PostgresStore implements AirlockStore, Cluster {
     return true;
   }
 
-  /**
-   * Whether the database could not take the statement for now (see unavailableReason): out of space, memory or
-   * connections, shutting down, or not reached; the same write may succeed later.
-   */
   damagedRecord(error: unknown): string | undefined {
     return damagedRecordOf(error);
   }
 
+  /**
+   * Whether the database could not take the statement for now (see unavailableReason): out of space, memory or
+   * connections, shutting down, or not reached; the same write may succeed later.
+   */
   isUnavailable(error: unknown): boolean {
     return error instanceof StoreUnavailableError || (error instanceof Error && unavailableReason(error) !== undefined);
   }

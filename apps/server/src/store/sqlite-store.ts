@@ -151,14 +151,14 @@ export class SqliteStore implements AirlockStore {
     }
   }
 
-  /**
-   * Whether the data folder could not take a statement for now: it is full, failing, or read-only (see
-   * asStorageFailure). The same write may succeed once space is freed or the folder fixed.
-   */
   damagedRecord(error: unknown): string | undefined {
     return damagedRecordOf(error);
   }
 
+  /**
+   * Whether the data folder could not take a statement for now: it is full, failing, or read-only (see
+   * asStorageFailure). The same write may succeed once space is freed or the folder fixed.
+   */
   isUnavailable(error: unknown): boolean {
     return error instanceof StorageFailure || asStorageFailure(dirname(this.file), error) instanceof StorageFailure;
   }
