@@ -149,6 +149,12 @@ describe('listModels', () => {
     expect(server.seen[0]?.headers.authorization).toBe('Bearer sk-test');
   });
 
+  it('leaves out an id longer than a model name may be configured (256 characters), which would be the name sent and shown', async () => {
+    await using server = await startServer((_req, res) => json(res, 200, { object: 'list', data: [{ id: 'x'.repeat(100_000) }, { id: 'y'.repeat(257) }, { id: 'z'.repeat(256) }, { id: 'b' }] }));
+
+    expect(await listModels(server.baseURL)).toStrictEqual(['z'.repeat(256), 'b']);
+  });
+
   it('refuses an answer that is too large to be a model list', async () => {
     await using server = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -24,6 +24,8 @@ export const LOCAL_MODEL_SERVERS: readonly ModelServerCandidate[] = [
 ];
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 1_500;
+/** The longest model id taken from a list, as long as a configured model name may be. */
+const MAX_LISTED_MODEL_NAME_CHARS = 256;
 /** A model list is small; a larger answer is not from a model server. */
 const MAX_MODEL_LIST_BYTES = 1024 * 1024;
 
@@ -98,7 +100,10 @@ export async function listModels(baseURL: string, apiKey?: string, options: List
   }
   const body = parseUntrustedJson(await readBoundedText(response, MAX_MODEL_LIST_BYTES));
   if (!isPlainObject(body) || !Array.isArray(body.data)) throw new Error('GET /models did not answer with a model list');
-  return body.data.flatMap((entry: unknown) => (isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' ? [entry.id] : []));
+  // An id no one could configure as the model is left out: the first one listed is the name sent and shown everywhere.
+  return body.data.flatMap((entry: unknown) =>
+    isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' && entry.id.length <= MAX_LISTED_MODEL_NAME_CHARS ? [entry.id] : [],
+  );
 }
 
 async function readBoundedText(response: Response, maxBytes: number): Promise<string> {
