@@ -45,11 +45,11 @@ describe.skipIf(!postgres.available)('a deny rule added on one instance while ca
     const [notes, hard] = await waitingCalls(b.chat, 's', 2);
     expect([notes!.arguments, hard!.arguments, hard!.exactGrantsOnly]).toStrictEqual([{ path: 'notes.txt' }, { path: 'src/hard' }, undefined]);
 
-    await b.rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' });
+    const deny = await b.rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' });
     expect(await b.chat.confirm({ sessionId: 's', approvalId: notes!.approvalId, decision: 'allow', always: true, scope: 'chat' })).toMatchObject({ resolved: true, decision: 'allow' });
     await vi.waitFor(() => expect(read).toStrictEqual(['notes.txt']), { timeout: 20_000, interval: 20 });
 
-    expect((await waitingCalls(b.chat, 's')).map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[hard!.approvalId, true]]);
+    expect((await waitingCalls(b.chat, 's')).map((call) => [call.approvalId, call.exactGrantsOnly, call.askedBecause?.ruleId])).toStrictEqual([[hard!.approvalId, true, deny.rule.id]]);
     expect(a.chat.pending('s').map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[hard!.approvalId, true]]);
     await b.chat.confirm({ sessionId: 's', approvalId: hard!.approvalId, decision: 'deny' });
     await vi.waitFor(async () => expect((await a.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });

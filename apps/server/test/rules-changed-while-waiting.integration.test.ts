@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reasonText } from '@airlock/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
 import { startServerProcess } from './support/server-process';
@@ -42,7 +43,7 @@ describe('a deny rule added while calls wait, through the real server', () => {
     const hard = await run.next('tool-start', (event) => event.arguments.path === 'src/hard');
     expect([notes.awaitingConfirmation, hard.awaitingConfirmation, hard.exactGrantsOnly]).toStrictEqual([true, true, undefined]);
 
-    await client.trpc.rules.add.mutate({
+    const { rule } = await client.trpc.rules.add.mutate({
       effect: 'deny',
       tool: 'read_file',
       match: { kind: 'path-glob', glob: 'secret/**' },
@@ -54,11 +55,47 @@ describe('a deny rule added while calls wait, through the real server', () => {
     await run.next('tool-end', (event) => event.toolCallId === notes.toolCallId);
 
     const waiting = await client.trpc.chat.pending.query({ sessionId: 's' });
-    expect(waiting.map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[hard.approvalId, true]]);
+    expect(waiting.map((call) => [call.approvalId, call.exactGrantsOnly, call.askedBecause?.ruleId])).toStrictEqual([[hard.approvalId, true, rule.id]]);
+    expect(reasonText(waiting[0]!.askedBecause!.reason)).toContain('keys stay private');
     expect(run.received.some(({ event }) => event.type === 'tool-end' && event.toolCallId === hard.toolCallId)).toBe(false);
 
     await client.trpc.chat.confirmTool.mutate({ sessionId: 's', approvalId: hard.approvalId, decision: 'deny' });
     expect((await run.ended).reason).toBe('done');
     expect(JSON.stringify(fake.requests)).not.toContain(SECRET);
+  }, 90_000);
+
+  it('lists, live and after a restart, why a deny rule asked about a call put up under it: the rule and its reason', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-asked-because-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, dataDir] = [join(folder, 'ws'), join(folder, 'data')];
+    await mkdir(join(workspace, 'secret'), { recursive: true });
+    await mkdir(join(workspace, 'src'));
+    await writeFile(join(workspace, 'secret', 'key'), `${SECRET}\n`);
+    await link(join(workspace, 'secret', 'key'), join(workspace, 'src', 'hard'));
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'src/hard' } }] }, { text: 'done' });
+    const token = randomBytes(16).toString('hex');
+    const start = () => startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const first = await start();
+    const client = connectClient(first.wsUrl, token);
+    const { rule } = await client.trpc.rules.add.mutate({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user', reason: 'keys stay private' });
+    const run = watchRun(client, { sessionId: 's', runId: 'run-1', message: 'read it' });
+    const hard = await run.next('tool-start');
+    const whyListed = async (at: typeof client) =>
+      (await at.trpc.chat.pending.query({ sessionId: 's' })).map((call) => [call.approvalId, call.exactGrantsOnly, call.askedBecause?.ruleId, call.askedBecause && reasonText(call.askedBecause.reason)]);
+    const expected = [[hard.approvalId, true, rule.id, reasonText(hard.askedBecause!.reason)]];
+    expect(reasonText(hard.askedBecause!.reason)).toContain('keys stay private');
+    expect(await whyListed(client)).toStrictEqual(expected);
+    run.unsubscribe();
+    await client.close();
+    await first.stop('SIGTERM');
+
+    const second = await start();
+    const again = connectClient(second.wsUrl, token);
+    cleanups.push(() => again.close());
+    expect(await whyListed(again)).toStrictEqual(expected);
   }, 90_000);
 });

@@ -219,6 +219,10 @@ describe('lasting rules in the browser', () => {
     await inList('Review', 'echo rm x').waitFor();
     expect(await inList('Allow', 'echo rm x').count()).toBe(0);
     expect(await inList('Deny', 'echo rm x').count()).toBe(1);
+    // The list says why, as the card does: the deny rule and its own reason.
+    const why = waiting.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Review terminal “echo rm x” in Say rm', exact: true }) }).getByTestId('rule-asked');
+    expect(await why.textContent()).toBe(await asked.getByTestId('rule-asked').textContent());
+    expect(await why.locator('q').allTextContents()).toStrictEqual(['no deleting']);
     const bar = page.getByRole('region', { name: 'Waiting tool calls' });
     expect(await bar.getByRole('note').filter({ hasText: 'Allow all leaves out the one a deny rule asked about (its card says why)' }).count()).toBe(1);
     await chat.button(bar, 'Allow all').click();

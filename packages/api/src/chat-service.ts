@@ -455,11 +455,6 @@ export class ChatService {
   private liveBytes = 0;
   /** Finished runs only in the store, attached to: their session and their last event's seq, for eventsShown and follow. */
   private readonly storedAttaches = new Map<string, { sessionId: string; lastSeq: number }>();
-  /**
-   * On one instance, runs whose row was written by a start that then failed (a full disk took the run's row, not its
-   * message): run id → session. Never started, they are not re-attached to; a start sent again takes up the row.
-   */
-  private readonly unstarted = new Map<string, string>();
   private readonly maxSessions: number;
   private readonly watchers = new Set<(change: SessionChange) => void>();
   /** Sessions whose waiting list changed since the last announcement: told once per turn of the event loop. */
@@ -570,9 +565,7 @@ export class ChatService {
         throw new ConflictError('session-busy', `session "${input.sessionId}" is still running ${busyWith}; cancel it or wait for it to end`);
       }
       const runId = input.runId ?? randomId('run', 12);
-      const retried = cluster === undefined && !this.runs.has(runId) && this.unstarted.get(runId) === input.sessionId;
-      if (retried) await this.checkSameStart(input.sessionId, runId, { message: input.message, ...(input.options === undefined ? {} : { options: input.options }) });
-      else if (this.runs.has(runId) || (await this.store.hasRun(runId))) throw new ConflictError('run-exists', `run "${runId}" already exists; start a new run with a new runId`);
+      if (this.runs.has(runId) || (await this.store.hasRun(runId))) throw new ConflictError('run-exists', `run "${runId}" already exists; start a new run with a new runId`);
       if (!existing && this.sessions.size >= this.maxSessions) throw new ConflictError('too-many-sessions', `this server keeps at most ${this.maxSessions} sessions; delete some first`);
       // Looked up before anything is written: when no model or tool list can be had, nothing is kept.
       const model = this.options.model();
@@ -594,26 +587,18 @@ export class ChatService {
       const messages = answerUnansweredCalls(loaded);
       const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
       const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
-      // With a cluster the store also makes this instance the run's owner (fencing token 1), and refuses a second
-      // unfinished run in the session that another instance started at the same moment.
-      if (!retried) await this.store.createRun(stored, cluster?.instanceId);
       const userMessage: ChatMessage = { role: 'user', content: input.message };
-      try {
-        // Kept by the try that failed: it is in the conversation read above.
-        const kept = retried ? await this.store.loadFirstRunMessage(session.summary.sessionId, runId) : undefined;
-        if (kept === undefined) {
-          await this.store.appendMessage(session.summary.sessionId, userMessage, now, { runId });
-          messages.push(userMessage);
-        }
-        // The setting is written only when the message sets it: the one held here may be stale (changed on another instance).
-        await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) });
-      } catch (error) {
-        // Its row without its message or its chat's change: re-attached to, a start sent again would follow a run
-        // nothing drives, and the message be lost.
-        if (cluster === undefined) this.unstarted.set(runId, session.summary.sessionId);
-        throw error;
-      }
-      this.unstarted.delete(runId);
+      // One write: a row without its message would be re-attached to by the same start sent again, a run nothing
+      // drives. With a cluster the store also makes this instance the run's owner (fencing token 1), and refuses a
+      // second unfinished run in the session that another instance started at the same moment. The setting is
+      // written only when the message sets it: the one held here may be stale (changed on another instance).
+      await this.store.beginRun({
+        run: stored,
+        ...(cluster === undefined ? {} : { owner: cluster.instanceId }),
+        message: userMessage,
+        session: { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) },
+      });
+      messages.push(userMessage);
       session.summary = { ...session.summary, updatedAt: now, lastRunId: runId, confirmToolCalls };
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (input.requester !== undefined) run.requester = input.requester;
@@ -688,7 +673,6 @@ export class ChatService {
    * run: see checkSameStart.
    */
   async attachable(sessionId: string, runId: string, start?: RunStart): Promise<boolean> {
-    if (this.unstarted.get(runId) === sessionId) return false;
     if (start !== undefined) {
       if (!(await this.attachable(sessionId, runId))) return false;
       await this.checkSameStart(sessionId, runId, start);
@@ -1153,7 +1137,6 @@ export class ChatService {
       await this.store.deleteSession(sessionId);
       for (const paused of this.paused.values()) if (paused.run.sessionId === sessionId) this.unpause(paused);
       this.options.rules?.forgetSession(sessionId);
-      for (const [runId, of] of this.unstarted) if (of === sessionId) this.unstarted.delete(runId);
       this.sessions.delete(sessionId);
       this.endFollowedRuns(sessionId);
       this.notify({ type: 'session-deleted', sessionId });
@@ -2688,6 +2671,7 @@ export class ChatService {
           toolVersion: tool === undefined ? '' : toolVersion(tool),
           ...(event.tool === undefined ? {} : { tool: event.tool }),
           ...(event.exactGrantsOnly === true ? { exactGrantsOnly: true } : {}),
+          ...(event.exactGrantsOnly === true && event.askedBecause !== undefined ? { askedBecause: event.askedBecause } : {}),
         };
       }
       case 'tool-decision': {
@@ -3014,6 +2998,7 @@ function approvalOf(record: ToolCallRecord): RestoredApproval {
     requestedAt: record.requestedAt,
     expiresAt: record.expiresAt,
     exactGrantsOnly: record.exactGrantsOnly,
+    ...(record.askedBecause === null ? {} : { askedBecause: record.askedBecause }),
   };
 }
 

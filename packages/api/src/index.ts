@@ -23,6 +23,7 @@ export type {
   SessionPageQuery,
   SessionPosition,
   StoredRun,
+  RunBeginning,
   DecidedBy,
   LedgerChange,
   AppendEventInput,

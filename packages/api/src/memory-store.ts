@@ -1,4 +1,4 @@
-import { NotFoundError, type ChatMessage, type Decision, type LoopEvent } from '@airlock/core';
+import { NotFoundError, type AskedBecause, type ChatMessage, type Decision, type LoopEvent } from '@airlock/core';
 import type { Rule } from './rules';
 import { searchSessionPage } from './session-search';
 import {
@@ -11,6 +11,7 @@ import {
   type MessagePage,
   type MessagePageQuery,
   type MessageRun,
+  type RunBeginning,
   type SessionChanges,
   type SessionPageQuery,
   type SessionPosition,
@@ -95,6 +96,10 @@ export class MemoryStore implements AirlockStore {
   }
 
   async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
+    this.changeSession(sessionId, changes);
+  }
+
+  private changeSession(sessionId: string, changes: SessionChanges): void {
     const session = this.sessions.get(sessionId);
     if (session === undefined) return;
     if (changes.title !== undefined) session.title = changes.title;
@@ -158,10 +163,21 @@ export class MemoryStore implements AirlockStore {
   }
 
   async createRun(run: StoredRun): Promise<void> {
+    this.addRun(run);
+  }
+
+  private addRun(run: StoredRun): void {
     if (!this.sessions.has(run.sessionId)) throw new NotFoundError('session', run.sessionId);
     if (this.runs.has(run.runId)) throw new Error(`run "${run.runId}" already exists`);
     const options = JSON.stringify(run.options);
     this.runs.set(run.runId, { run: { ...run, options: {} }, options, events: new Map() });
+  }
+
+  async beginRun({ run, message, session }: RunBeginning): Promise<void> {
+    // Not through the methods a test may replace: checked before anything is written, nothing after can fail.
+    this.addRun(run);
+    this.messagesOf(run.sessionId).push({ json: JSON.stringify(message), runId: run.runId });
+    this.changeSession(run.sessionId, session);
   }
 
   async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
@@ -263,9 +279,12 @@ export class MemoryStore implements AirlockStore {
     return found?.record.decision ?? undefined;
   }
 
-  async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
+  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void> {
     const entry = this.ledgerByCall.get(`${runId}\u0000${toolCallId}`);
-    if (entry && entry.record.decision === null) entry.record.exactGrantsOnly = true;
+    if (entry && entry.record.decision === null && !entry.record.exactGrantsOnly) {
+      entry.record.exactGrantsOnly = true;
+      entry.record.askedBecause = askedBecause === undefined ? null : roundTrip(askedBecause);
+    }
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {
@@ -397,6 +416,7 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
     toolVersion: change.toolVersion,
     tool: change.tool === undefined ? null : roundTrip(change.tool),
     exactGrantsOnly: change.exactGrantsOnly === true,
+    askedBecause: change.exactGrantsOnly === true && change.askedBecause !== undefined ? roundTrip(change.askedBecause) : null,
     requestedAt: change.requestedAt,
     expiresAt: change.expiresAt,
     decision: null,
@@ -423,6 +443,7 @@ function copyRecord(entry: LedgerEntry): ToolCallRecord {
     arguments: roundTrip(record.arguments),
     editedArguments: record.editedArguments === null ? null : roundTrip(record.editedArguments),
     tool: record.tool === null ? null : roundTrip(record.tool),
+    askedBecause: record.askedBecause === null ? null : roundTrip(record.askedBecause),
     cut: record.cut === null ? null : { ...record.cut },
   };
 }

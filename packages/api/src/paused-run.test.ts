@@ -57,6 +57,8 @@ function fillingStore() {
     return loadEvents(...args);
   };
   store.appendMessage = (...args) => (state.full ? unavailable() : message(...args));
+  const begin = store.beginRun.bind(store);
+  store.beginRun = (beginning) => (state.full ? unavailable() : begin(beginning));
   store.endRun = (...args) => (state.full ? unavailable() : endRun(...args));
   store.updateSession = (...args) => (state.full ? unavailable() : update(...args));
   store.requestCancel = (runId) => (state.full ? unavailable() : requestCancel(runId));

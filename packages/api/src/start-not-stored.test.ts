@@ -12,20 +12,12 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.shutdown()));
 });
 
-type Write = 'appendMessage' | 'updateSession';
-
-/**
- * A store whose disk is full for the write `fails` while `state.full`: the run's own row still fits (a small write, as
- * SQLite takes one into free pages of its log), the message or the chat's change does not.
- */
-function fullFor(fails: Write) {
+/** A store whose disk is full while `state.full`: the one write that starts a run is refused. */
+function fullStore() {
   const store = Object.assign(new MemoryStore(), { isUnavailable: (error: unknown) => error instanceof Error && error.message === DISK_FULL });
   const state = { full: true };
-  const refused = (): Promise<never> => Promise.reject(new Error(DISK_FULL));
-  const appendMessage = store.appendMessage.bind(store);
-  const updateSession = store.updateSession.bind(store);
-  store.appendMessage = (...args) => (state.full && fails === 'appendMessage' ? refused() : appendMessage(...args));
-  store.updateSession = (...args) => (state.full && fails === 'updateSession' ? refused() : updateSession(...args));
+  const beginRun = store.beginRun.bind(store);
+  store.beginRun = (beginning) => (state.full ? Promise.reject(new Error(DISK_FULL)) : beginRun(beginning));
   return { store, state };
 }
 
@@ -53,22 +45,22 @@ async function untilEnd(stream: AsyncIterable<unknown>): Promise<LoopEvent[]> {
 }
 
 describe('ChatService when a message cannot be stored', () => {
-  for (const fails of ['appendMessage', 'updateSession'] as const) {
-    it(`a start refused as the ${fails === 'appendMessage' ? 'message' : 'chat'} could not be written, sent again once space is back, runs once with the message once`, async () => {
-      const { store, state } = fullFor(fails);
-      const { chat, caller } = await startChat(store);
-      const input = { sessionId: 's', runId: 'r1', message: 'go' };
-      await expect(caller.chat.stream(input).then(untilEnd)).rejects.toThrow();
-      expect(chat.listSessions().find((s) => s.sessionId === 's')).toMatchObject({ activeRunId: null, lastRunId: null });
+  it('a start refused as its write could not be stored leaves nothing of the run, and sent again once space is back runs once with the message once', async () => {
+    const { store, state } = fullStore();
+    const { chat, caller } = await startChat(store);
+    const input = { sessionId: 's', runId: 'r1', message: 'go' };
+    await expect(caller.chat.stream(input).then(untilEnd)).rejects.toThrow();
+    expect(chat.listSessions().find((s) => s.sessionId === 's')).toMatchObject({ activeRunId: null, lastRunId: null });
+    expect(await store.hasRun('r1')).toBe(false);
+    expect(await store.loadMessages('s')).toStrictEqual([]);
 
-      state.full = false;
-      const events = await caller.chat.stream(input).then(untilEnd);
-      expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'done' });
-      expect((await chat.getSession('s')).messages).toStrictEqual([
-        { role: 'user', content: 'go' },
-        { role: 'assistant', content: 'hi' },
-      ]);
-      expect(await store.getRun('r1')).toMatchObject({ endReason: 'done' });
-    });
-  }
+    state.full = false;
+    const events = await caller.chat.stream(input).then(untilEnd);
+    expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'done' });
+    expect((await chat.getSession('s')).messages).toStrictEqual([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: 'hi' },
+    ]);
+    expect(await store.getRun('r1')).toMatchObject({ endReason: 'done' });
+  });
 });

@@ -1,4 +1,4 @@
-import type { ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ShownReason, ShownTool, ToolArguments, ToolOutcome } from '@airlock/core';
+import type { AskedBecause, ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ShownReason, ShownTool, ToolArguments, ToolOutcome } from '@airlock/core';
 import type { RunOptions } from './chat-service';
 import type { Rule } from './rules';
 
@@ -67,6 +67,12 @@ export interface AirlockStore {
    * refuses a second unfinished run in the same session with a ConflictError "session-busy".
    */
   createRun(run: StoredRun, owner?: string): Promise<void>;
+  /**
+   * Starts a run in one transaction: its row (as createRun, owned by `owner`), the person's message that starts it,
+   * and the chat's change. All or nothing: a crash or a refused write at any point leaves no run without its message
+   * or its chat's change, so the same start sent again starts it anew.
+   */
+  beginRun(beginning: RunBeginning): Promise<void>;
   /** Marks a run as ended; its events stay replayable. `fence` is checked as for appendEvent. */
   endRun(runId: string, reason: string, endedAt: number, fence?: number): Promise<void>;
   /** Whether a run of this id was ever started, ended or not: a run id is never used twice. */
@@ -114,7 +120,7 @@ export interface AirlockStore {
    * Has the call's ledger row say, while it is undecided, that only a grant for its exact arguments may release it (a
    * deny rule added while it waited cannot tell it from one it denies): as its start would have, put up under it.
    */
-  requireExactGrants(runId: string, toolCallId: string): Promise<void>;
+  requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void>;
   /** The ledger, newest first, filtered and paged. */
   listAudit(query: AuditQuery): Promise<AuditPage>;
 
@@ -198,6 +204,17 @@ export interface StoredRun {
   unreadable?: string;
 }
 
+/** A run as it starts (see AirlockStore.beginRun). */
+export interface RunBeginning {
+  run: StoredRun;
+  /** With several instances: the instance that owns it, with fencing token 1 (see createRun). */
+  owner?: string;
+  /** The person's message that starts it, written as the run's first at its `startedAt`. */
+  message: ChatMessage;
+  /** The chat's change: its last activity and last run, and its confirmation when the message sets it. */
+  session: SessionChanges;
+}
+
 /** Who made a decision: the connection it came through and the label its client sent (both absent for automatic ones). */
 export interface DecidedBy {
   connectionId?: string;
@@ -223,6 +240,8 @@ export type LedgerChange =
       tool?: ShownTool;
       /** Only a grant for its exact arguments may release it (its tool-start's `exactGrantsOnly`). Default false. */
       exactGrantsOnly?: boolean;
+      /** With exactGrantsOnly: the deny rule that asked, and why (its tool-start's `askedBecause`). */
+      askedBecause?: AskedBecause;
     }
   | {
       kind: 'decision';
@@ -343,6 +362,8 @@ export interface ToolCallRecord {
   tool: ShownTool | null;
   /** Only a grant for its exact arguments may release it, as its tool-start said (false in rows written before it was kept). */
   exactGrantsOnly: boolean;
+  /** With exactGrantsOnly: the deny rule that asked, and why; null otherwise, and in rows written before it was kept. */
+  askedBecause: AskedBecause | null;
   requestedAt: number;
   expiresAt: number | null;
   decision: Decision | null;

@@ -34,6 +34,8 @@ function failingStore() {
   store.appendEvent = (input) => (fail() ? broken() : one(input));
   store.appendEvents = (inputs) => (fail() ? broken() : many(inputs));
   store.appendMessage = (...args) => (state.failing ? broken() : message(...args));
+  const begin = store.beginRun.bind(store);
+  store.beginRun = (beginning) => (state.failing ? broken() : begin(beginning));
   store.endRun = (...args) => (state.failing ? broken() : endRun(...args));
   store.updateSession = (...args) => (state.failing ? broken() : update(...args));
   return { store, state };

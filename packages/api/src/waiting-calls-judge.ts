@@ -57,11 +57,12 @@ export class WaitingCallsJudge {
       if (tool === undefined) continue;
       const verdict = await rules.evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool, { preview: true });
       if (verdict?.effect !== 'ask' || verdict.onlyWhenConfirming === true) continue;
-      if (!registry.requireExactGrants(call.approvalId, sessionId)) continue;
+      const askedBecause = { ruleId: verdict.ruleId, reason: verdict.description };
+      if (!registry.requireExactGrants(call.approvalId, sessionId, askedBecause)) continue;
       this.options.changed(sessionId);
       // Kept for the call as restored after a restart or by the instance taking its run over, and for the waiting
       // list of every instance; a write that fails leaves it marked here, where its run is driven.
-      await store.requireExactGrants(call.runId, call.toolCallId).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
+      await store.requireExactGrants(call.runId, call.toolCallId, askedBecause).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { CancelSignal } from './cancellation';
-import type { Decision, DecisionSource, ShownTool, ToolArguments } from './events';
+import type { AskedBecause, Decision, DecisionSource, ShownTool, ToolArguments } from './events';
 import { AirlockError } from './errors';
 import { randomId } from './ids';
 import { canonicalJson, deepFreeze, isPlainObject, parseUntrustedJson } from './json';
@@ -29,6 +29,8 @@ export interface ApprovalRequest {
    * not tell apart from one it denies. Default false.
    */
   exactGrantsOnly?: boolean;
+  /** With exactGrantsOnly: the deny rule that asked, and why, as the card says it; listed with the waiting call. */
+  askedBecause?: AskedBecause | undefined;
   /** Default one hour. */
   timeoutMs?: DecisionTimeout;
 }
@@ -65,6 +67,8 @@ export interface PendingApproval {
    * only when true.
    */
   exactGrantsOnly?: boolean;
+  /** With exactGrantsOnly: the deny rule that asked, and why (absent for a call stored before it was kept). */
+  askedBecause?: AskedBecause;
 }
 
 export type ResolveResult =
@@ -124,6 +128,8 @@ export interface RestoredApproval {
   expiresAt: number | null;
   /** See ApprovalRequest.exactGrantsOnly. Default false. */
   exactGrantsOnly?: boolean;
+  /** See ApprovalRequest.askedBecause. */
+  askedBecause?: AskedBecause | undefined;
 }
 
 export interface GrantInput {
@@ -223,6 +229,7 @@ class Slot implements ApprovalTicket {
   readonly tool: ShownTool | undefined;
   /** Set once a rule changed while it waited has it released only by a grant for its exact arguments (requireExactGrants). */
   exactGrantsOnly: boolean;
+  askedBecause: AskedBecause | undefined;
   readonly requestedAt: number;
   readonly expiresAt: number | null;
   /** The decision timeout it waits with (the key of its expiry list), or undefined when it never times out. */
@@ -261,6 +268,7 @@ class Slot implements ApprovalTicket {
     this.toolVersion = request.toolVersion;
     this.tool = request.tool;
     this.exactGrantsOnly = request.exactGrantsOnly === true;
+    this.askedBecause = request.exactGrantsOnly === true ? request.askedBecause : undefined;
     this.requestedAt = requestedAt;
     this.expiresAt = expiresAt;
     this.delay = delay;
@@ -331,6 +339,7 @@ class Slot implements ApprovalTicket {
       expiresAt: this.expiresAt,
       ...(this.tool === undefined ? {} : { tool: this.tool }),
       ...(this.exactGrantsOnly ? { exactGrantsOnly: true as const } : {}),
+      ...(this.askedBecause === undefined ? {} : { askedBecause: this.askedBecause }),
     };
   }
 }
@@ -539,10 +548,11 @@ export class ApprovalRegistry {
    * call a deny rule added or changed while it waited cannot tell from one it denies. False when it does not wait here
    * in that session, or was so already.
    */
-  requireExactGrants(approvalId: string, sessionId: string): boolean {
+  requireExactGrants(approvalId: string, sessionId: string, askedBecause?: AskedBecause): boolean {
     const slot = this.pending.get(approvalId);
     if (!slot || slot.sessionId !== sessionId || slot.exactGrantsOnly) return false;
     slot.exactGrantsOnly = true;
+    slot.askedBecause = askedBecause;
     return true;
   }
 

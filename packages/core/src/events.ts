@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { shownReasonSchema } from './reason';
 
+/** Why a rule had a call put up: the rule, and the reason the card gives ("Why you are asked"). */
+export const askedBecauseSchema = z.object({ ruleId: z.string(), reason: shownReasonSchema });
+export type AskedBecause = z.infer<typeof askedBecauseSchema>;
+
 export const toolArgumentsSchema = z.record(z.string(), z.unknown());
 export type ToolArguments = z.infer<typeof toolArgumentsSchema>;
 
@@ -164,7 +168,7 @@ export const toolStartEventSchema = z.object({
    * `ask`): the rule's id and the reason, for the card, in parts a client draws as they are (a string in events stored
    * before reasons were typed). Absent when no rule asked.
    */
-  askedBecause: z.object({ ruleId: z.string(), reason: shownReasonSchema }).optional(),
+  askedBecause: askedBecauseSchema.optional(),
   /**
    * True when only a grant for these exact arguments (or the person) may release the call, whatever the tool's grants
    * cover: a deny rule could not tell it from a call it denies. Kept so a call restored from the store keeps it.

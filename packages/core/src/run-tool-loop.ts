@@ -1001,6 +1001,7 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     toolVersion: version,
     tool: callTool(call, tool),
     exactGrantsOnly,
+    ...(exactGrantsOnly && asked !== undefined ? { askedBecause: { ruleId: asked.ruleId, reason: asked.description } } : {}),
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
   if (rulesVersion !== undefined) rulesVersionAt.set(ticket, rulesVersion);

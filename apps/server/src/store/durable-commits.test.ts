@@ -67,11 +67,13 @@ describe('SqliteStore commits that let calls run', () => {
       'run end',
       'chat without confirmation',
       'chat deleted',
+      'run begun',
+      'run begun unasked',
     ]);
     // A chat asking for confirmation, a run's start and end, a message, the chat's last activity, streamed text, a
     // tool's end with its answer, a deny, a rule's hit count: they let nothing run. Written to the log, synced by the
     // next commit that is.
-    for (const name of ['chat', 'run start', 'message', 'activity', 'text', 'tool end', 'deny', 'rule hit', 'run end']) {
+    for (const name of ['chat', 'run start', 'message', 'activity', 'text', 'tool end', 'deny', 'rule hit', 'run end', 'run begun']) {
       const wal = commits.get(name)!.filter((call) => call.includes(`${DATABASE_FILE}-wal>`));
       expect(wal.some((call) => call.startsWith('pwrite64(')), name).toBe(true);
       expect(wal.filter((call) => /^f(data)?sync\(/.test(call)), name).toStrictEqual([]);

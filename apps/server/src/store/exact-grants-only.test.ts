@@ -50,6 +50,29 @@ describe.each(implementations)('the ledger keeps which calls only an exact grant
   });
 });
 
+describe.each(implementations)('the ledger keeps why a deny rule asked about a call: $name', ({ open, skipReason }) => {
+  beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
+
+  it('reads back the rule and its reason, put up so or marked later, and only with exactGrantsOnly', async () => {
+    await using opened = await openWithRun(open);
+    const { store } = opened;
+    const asked = (ruleId: string) => ({ ruleId, reason: [{ text: 'A deny rule applies: ' }, { quote: 'keys stay private' }] });
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [
+      { ...startChange('call-1', 10_000), exactGrantsOnly: true, askedBecause: asked('rule_a') },
+      { ...startChange('call-2', 10_100), askedBecause: asked('rule_b') },
+      startChange('call-3', 10_200),
+    ]);
+    await store.requireExactGrants('r', 'call-3', asked('rule_c'));
+    await store.requireExactGrants('r', 'call-1', asked('rule_later'));
+    expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly, call.askedBecause?.ruleId ?? null])).toStrictEqual([
+      ['call-1', true, 'rule_a'],
+      ['call-2', false, null],
+      ['call-3', true, 'rule_c'],
+    ]);
+    expect((await store.listRunToolCalls('r'))[0]!.askedBecause).toStrictEqual(asked('rule_a'));
+  });
+});
+
 describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL: the waiting list of every instance' : `PostgreSQL: the waiting list of every instance (skipped: ${postgres.reason})`, () => {
   it('marks the calls only an exact grant may release, so a list on any instance decides them only on their cards', async () => {
     await using database = await openTestDatabase();
@@ -86,6 +109,19 @@ describe('SQLite migration 012 (exact_grants_only)', () => {
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     try {
       await expectKeptFromNowOn(store);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite migration 013 (asked_because)', () => {
+  it('adds the column to a database at version 12, keeping its ledger rows', async () => {
+    await using folder = await tempFolder();
+    sqliteDatabaseAt(join(folder.path, DATABASE_FILE), 12, (old) => insertOldCall(old, { exact_grants_only: 1 }));
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    try {
+      expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly, call.askedBecause])).toStrictEqual([['call-1', true, null]]);
     } finally {
       await store.close();
     }

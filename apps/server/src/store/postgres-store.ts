@@ -25,6 +25,7 @@ import {
   type MessagePage,
   type MessagePageQuery,
   type MessageRun,
+  type RunBeginning,
   type SessionChanges,
   type SessionPageQuery,
   type StoredGrant,
@@ -34,7 +35,7 @@ import {
   type ToolCallRecord,
   type UnaskedAllow,
 } from '@airlock/api';
-import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText, type ToolArguments } from '@airlock/core';
+import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText, type AskedBecause, type ToolArguments } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
@@ -48,6 +49,7 @@ import { lastSeqOfPage } from './event-page';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
+  askedBecauseJson,
   auditLimit,
   callsOfPage,
   decodeCursor,
@@ -155,7 +157,7 @@ const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reas
 /** A run as read: with whether a person stopped it while no instance could hear it. */
 const RUN_READ_COLUMNS = `${RUN_COLUMNS}, cancel_requested`;
 const LEDGER_COLUMNS =
-  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
+  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, asked_because, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
 const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
 
 /**
@@ -309,12 +311,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
-    await this.pool.query(
-      `UPDATE sessions SET title = coalesce($2, title), updated_at = coalesce($3, updated_at), confirm_tool_calls = coalesce($4, confirm_tool_calls),
-         last_run_id = CASE WHEN $5 THEN $6 ELSE last_run_id END
-       WHERE session_id = $1`,
-      [sessionId, changes.title ?? null, changes.updatedAt ?? null, changes.confirmToolCalls ?? null, changes.lastRunId !== undefined, changes.lastRunId ?? null],
-    );
+    await updateSessionWith(this.pool, sessionId, changes);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -414,10 +411,22 @@ export class PostgresStore implements AirlockStore, Cluster {
    * run in the session is refused with ConflictError "session-busy".
    */
   async createRun(run: StoredRun, owner?: string): Promise<void> {
+    await this.insertRun(this.pool, run, owner);
+  }
+
+  async beginRun({ run, owner, message, session }: RunBeginning): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await this.insertRun(client, run, owner);
+      await client.query('INSERT INTO messages (session_id, json, at, run_id) VALUES ($1, $2, $3, $4)', [run.sessionId, JSON.stringify(message), run.startedAt, run.runId]);
+      await updateSessionWith(client, run.sessionId, session);
+    });
+  }
+
+  private async insertRun(client: Queryable, run: StoredRun, owner: string | undefined): Promise<void> {
     // Owned by this process's incarnation, and only while it still holds its id (share-locked until the insert commits).
     const incarnation = owner === undefined ? null : owner === this.instanceId ? this.incarnation : '';
     try {
-      const { rowCount } = await this.pool.query(
+      const { rowCount } = await client.query(
         `INSERT INTO runs (${RUN_COLUMNS}, owner, owner_incarnation, fence, lease_until)
          SELECT $1, $2, $3, $4, $5, $6, $7::text, $9::text, CASE WHEN $7::text IS NULL THEN 0 ELSE 1 END, CASE WHEN $7::text IS NULL THEN NULL ELSE ${DB_NOW} + $8::bigint END
          WHERE $7::text IS NULL OR EXISTS (SELECT 1 FROM instances WHERE instance_id = $7::text AND incarnation = $9::text FOR SHARE)`,
@@ -624,8 +633,12 @@ export class PostgresStore implements AirlockStore, Cluster {
     return storedDecision(row?.decision, approvalId);
   }
 
-  async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
-    await this.pool.query('UPDATE tool_calls SET exact_grants_only = TRUE WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL', [runId, toolCallId]);
+  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void> {
+    await this.pool.query('UPDATE tool_calls SET exact_grants_only = TRUE, asked_because = $3 WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL AND NOT exact_grants_only', [
+      runId,
+      toolCallId,
+      askedBecause === undefined ? null : JSON.stringify(askedBecause),
+    ]);
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {
@@ -1164,9 +1177,9 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
   switch (change.kind) {
     case 'start':
       await client.query(
-        `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, change.expiresAt, shownToolJson(change), change.exactGrantsOnly === true],
+        `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only, asked_because)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, change.expiresAt, shownToolJson(change), change.exactGrantsOnly === true, askedBecauseJson(change)],
       );
       return;
     case 'decision':
@@ -1223,9 +1236,10 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
   const inserted = 'EXISTS (SELECT 1 FROM inserted)';
   switch (change.kind) {
     case 'start':
-      return `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only)
+      return `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only, asked_because)
         SELECT ${p(runId)}::text, ${p(sessionId)}::text, ${p(change.toolCallId)}::text, ${p(change.toolName)}::text, ${p(JSON.stringify(change.arguments))}::text, ${p(change.approvalId)}::text,
-          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(change.expiresAt)}::bigint, ${p(shownToolJson(change))}::text, ${p(change.exactGrantsOnly === true)}::boolean
+          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(change.expiresAt)}::bigint, ${p(shownToolJson(change))}::text, ${p(change.exactGrantsOnly === true)}::boolean,
+          ${p(askedBecauseJson(change))}::text
         WHERE ${inserted}`;
     case 'decision':
       return `UPDATE tool_calls SET decision = ${p(change.decision)}, source = ${p(change.source)}, reason = ${p(change.reason ?? null)}, decided_by_grant = ${p(change.decidedByGrant ?? null)},
@@ -1393,6 +1407,15 @@ async function probe(config: ClientConfig): Promise<void> {
   client.on('error', () => {});
   await client.connect();
   await client.end();
+}
+
+async function updateSessionWith(client: Queryable, sessionId: string, changes: SessionChanges): Promise<void> {
+  await client.query(
+    `UPDATE sessions SET title = coalesce($2, title), updated_at = coalesce($3, updated_at), confirm_tool_calls = coalesce($4, confirm_tool_calls),
+       last_run_id = CASE WHEN $5 THEN $6 ELSE last_run_id END
+     WHERE session_id = $1`,
+    [sessionId, changes.title ?? null, changes.updatedAt ?? null, changes.confirmToolCalls ?? null, changes.lastRunId !== undefined, changes.lastRunId ?? null],
+  );
 }
 
 /** Share-locks a chat's row for the transaction, as what is saved for it must not outlive it; NotFoundError when it is gone. */

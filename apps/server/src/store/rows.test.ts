@@ -18,6 +18,7 @@ function ledgerRow(ledgerId: number, content: string): LedgerRow {
     tool_version: 'v1',
     shown_tool: null,
     exact_grants_only: 0,
+    asked_because: null,
     requested_at: 10_000,
     expires_at: null,
     decision: null,

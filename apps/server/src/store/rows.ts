@@ -1,5 +1,5 @@
-import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { decisionSchema, decisionSourceSchema, NotFoundError, shownToolSchema, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
+import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
+import { askedBecauseSchema, decisionSchema, decisionSourceSchema, NotFoundError, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import { StoreError } from './store-error';
 
 /**
@@ -43,6 +43,8 @@ export interface LedgerRow {
   shown_tool: string | null;
   /** 0 or false in rows written before migration 012 (SQLite) or 010 (PostgreSQL). */
   exact_grants_only: SqlBoolean;
+  /** With exact_grants_only, as JSON; null in rows written before migration 013 (SQLite) or 011 (PostgreSQL). */
+  asked_because: string | null;
   requested_at: number;
   expires_at: number | null;
   decision: ToolCallRecord['decision'];
@@ -186,6 +188,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     toolVersion: row.tool_version,
     tool: toShownTool(row),
     exactGrantsOnly: toBoolean(row.exact_grants_only),
+    askedBecause: toAskedBecause(row),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     decision: storedWord(row.decision, decisionSchema.options, `the decision of call ${row.tool_call_id} of run ${row.run_id}`),
@@ -210,6 +213,23 @@ function toShownTool(row: Pick<LedgerRow, 'shown_tool' | 'tool_call_id' | 'run_i
   if (row.shown_tool === null) return null;
   const parsed = shownToolSchema.safeParse(storedJson(row.shown_tool, `the tool shown for call ${row.tool_call_id} of run ${row.run_id}`));
   return parsed.success ? parsed.data : null;
+}
+
+/** Why a deny rule asked about the call, as written; JSON that does not read as such is not known (the card still says it). */
+function toAskedBecause(row: Pick<LedgerRow, 'asked_because' | 'exact_grants_only' | 'tool_call_id' | 'run_id'>): AskedBecause | null {
+  if (row.asked_because === null || !toBoolean(row.exact_grants_only)) return null;
+  const parsed = askedBecauseSchema.safeParse(storedJson(row.asked_because, `why a rule asked about call ${row.tool_call_id} of run ${row.run_id}`));
+  return parsed.success ? parsed.data : null;
+}
+
+function askedBecauseOf(row: LedgerRow): { askedBecause?: AskedBecause } {
+  const askedBecause = toAskedBecause(row);
+  return askedBecause === null ? {} : { askedBecause };
+}
+
+/** A start's askedBecause as a ledger row keeps it: only with exactGrantsOnly. */
+export function askedBecauseJson(change: Extract<LedgerChange, { kind: 'start' }>): string | null {
+  return change.exactGrantsOnly === true && change.askedBecause !== undefined ? JSON.stringify(change.askedBecause) : null;
 }
 
 /** The shown tool of a waiting call, as a field; none when not known. */
@@ -238,6 +258,7 @@ export function toPending(row: LedgerRow): PendingApproval {
     expiresAt: row.expires_at,
     ...shownToolOf(row),
     ...(toBoolean(row.exact_grants_only) ? { exactGrantsOnly: true as const } : {}),
+    ...askedBecauseOf(row),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type MessagePage,
   type MessagePageQuery,
   type MessageRun,
+  type RunBeginning,
   type SessionChanges,
   type SessionPageQuery,
   type StoredGrant,
@@ -21,7 +22,7 @@ import {
   type ToolCallRecord,
   searchSessionPage,
 } from '@airlock/api';
-import { NotFoundError, storedReasonText } from '@airlock/core';
+import { NotFoundError, storedReasonText, type AskedBecause } from '@airlock/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { importJsonSessions, type JsonImportReport } from './import-json-sessions';
@@ -33,6 +34,7 @@ import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-fa
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
+  askedBecauseJson,
   auditLimit,
   callsOfPage,
   asDamagedStore,
@@ -99,6 +101,7 @@ export class SqliteStore implements AirlockStore {
   private readonly appendEventTransaction;
   private readonly appendEventsTransaction;
   private readonly deleteSessionTransaction;
+  private readonly beginRunTransaction;
   private closed = false;
 
   private constructor(
@@ -119,6 +122,11 @@ export class SqliteStore implements AirlockStore {
     this.appendEventsTransaction = db.transaction((inputs: readonly AppendEventInput[]) => {
       // Nested: each runs as a savepoint of this one transaction.
       for (const input of inputs) appendOne(input);
+    });
+    this.beginRunTransaction = db.transaction(({ run, message, session }: RunBeginning) => {
+      s.insertRun.run(run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason);
+      s.insertMessage.run({ sessionId: run.sessionId, json: JSON.stringify(message), at: run.startedAt, runId: run.runId });
+      s.updateSession.run(sessionUpdate(run.sessionId, session));
     });
     this.deleteSessionTransaction = db.transaction((sessionId: string) => {
       s.retireRuns.run(sessionId);
@@ -189,14 +197,7 @@ export class SqliteStore implements AirlockStore {
   async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
     // Turning confirmation on or off is synced (lost, calls would run unasked, or be asked after all); a title, the
     // time of the last activity or the last run are not.
-    const update = () => this.statements.updateSession.run({
-      sessionId,
-      title: changes.title ?? null,
-      updatedAt: changes.updatedAt ?? null,
-      confirmToolCalls: changes.confirmToolCalls === undefined ? null : changes.confirmToolCalls ? 1 : 0,
-      setLastRunId: changes.lastRunId === undefined ? 0 : 1,
-      lastRunId: changes.lastRunId ?? null,
-    });
+    const update = () => this.statements.updateSession.run(sessionUpdate(sessionId, changes));
     if (changes.confirmToolCalls === undefined) this.unsynced(update);
     else update();
   }
@@ -234,6 +235,13 @@ export class SqliteStore implements AirlockStore {
 
   async createRun(run: StoredRun): Promise<void> {
     this.unsynced(() => this.statements.insertRun.run(run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason));
+  }
+
+  async beginRun(beginning: RunBeginning): Promise<void> {
+    // Synced as updateSession is: only when the message sets the chat's confirmation.
+    const begin = () => this.beginRunTransaction.immediate(beginning);
+    if (beginning.session.confirmToolCalls === undefined) this.unsynced(begin);
+    else begin();
   }
 
   async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
@@ -326,8 +334,8 @@ export class SqliteStore implements AirlockStore {
     return storedDecision(this.statements.findDecision.pluck().get(approvalId, sessionId), approvalId);
   }
 
-  async requireExactGrants(runId: string, toolCallId: string): Promise<void> {
-    this.statements.requireExactGrants.run(runId, toolCallId);
+  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void> {
+    this.statements.requireExactGrants.run(askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId);
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {
@@ -407,6 +415,7 @@ export class SqliteStore implements AirlockStore {
           toolVersion: change.toolVersion,
           shownTool: change.tool === undefined ? null : JSON.stringify(change.tool),
           exactGrantsOnly: change.exactGrantsOnly === true ? 1 : 0,
+          askedBecause: askedBecauseJson(change),
           requestedAt: change.requestedAt,
           expiresAt: change.expiresAt,
         });
@@ -465,6 +474,18 @@ export class SqliteStore implements AirlockStore {
   }
 }
 
+/** The parameters of the updateSession statement for these changes (a field left out keeps its value). */
+function sessionUpdate(sessionId: string, changes: SessionChanges) {
+  return {
+    sessionId,
+    title: changes.title ?? null,
+    updatedAt: changes.updatedAt ?? null,
+    confirmToolCalls: changes.confirmToolCalls === undefined ? null : changes.confirmToolCalls ? 1 : 0,
+    setLastRunId: changes.lastRunId === undefined ? 0 : 1,
+    lastRunId: changes.lastRunId ?? null,
+  };
+}
+
 function prepareStatements(db: Database) {
   return {
     listSessions: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions ${SESSION_ORDER}`),
@@ -514,8 +535,8 @@ function prepareStatements(db: Database) {
     lastEventSeq: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?'),
     loadLastEvent: db.prepare<[string], string>('SELECT json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
     startToolCall: db.prepare<Record<string, unknown>>(
-      `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, requested_at, expires_at)
-       VALUES (@runId, @sessionId, @toolCallId, @toolName, @arguments, @approvalId, @executesCode, @toolVersion, @shownTool, @exactGrantsOnly, @requestedAt, @expiresAt)`,
+      `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, asked_because, requested_at, expires_at)
+       VALUES (@runId, @sessionId, @toolCallId, @toolName, @arguments, @approvalId, @executesCode, @toolVersion, @shownTool, @exactGrantsOnly, @askedBecause, @requestedAt, @expiresAt)`,
     ),
     decideToolCall: db.prepare<Record<string, unknown>>(
       `UPDATE tool_calls SET decision = @decision, source = @source, reason = @reason, decided_by_grant = @decidedByGrant,
@@ -532,7 +553,9 @@ function prepareStatements(db: Database) {
     findDecision: db.prepare<[string, string], string>(
       "SELECT decision FROM tool_calls WHERE approval_id = ? AND session_id = ? AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1",
     ),
-    requireExactGrants: db.prepare<[string, string]>('UPDATE tool_calls SET exact_grants_only = 1 WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL'),
+    requireExactGrants: db.prepare<[string | null, string, string]>(
+      'UPDATE tool_calls SET exact_grants_only = 1, asked_because = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL AND exact_grants_only = 0',
+    ),
     ledgerRows: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE ledger_id IN (SELECT value FROM json_each(?))'),
     saveGrant: db.prepare<Record<string, unknown>>(
       `INSERT INTO grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at)

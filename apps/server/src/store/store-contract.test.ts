@@ -291,6 +291,7 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
       toolVersion: 'v1',
       tool: null,
       exactGrantsOnly: false,
+      askedBecause: null,
       requestedAt: 10_000,
       expiresAt: 70_000,
       decision: 'allow',
@@ -546,6 +547,23 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     await expect(store.saveGrant({ ...exact, grantId: 'g-late' })).rejects.toThrow(NotFoundError);
     await expect(store.saveGrant({ ...exact, grantId: 'g-none', sessionId: 'never' })).rejects.toThrow(NotFoundError);
     expect(await store.listGrants()).toStrictEqual([]);
+  });
+
+  it('begins a run with its message and its chat\'s change in one write, and a start refused writes none of them', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s', 1_000));
+    await store.beginRun({ run: run('r1', 's', 2_000), message: { role: 'user', content: 'one' }, session: { updatedAt: 2_000, lastRunId: 'r1', confirmToolCalls: false } });
+    expect(await store.getRun('r1')).toStrictEqual(run('r1', 's', 2_000));
+    expect(await store.loadFirstRunMessage('s', 'r1')).toStrictEqual({ role: 'user', content: 'one' });
+    expect(await store.getSession('s')).toStrictEqual({ ...session('s', 1_000), updatedAt: 2_000, lastRunId: 'r1', confirmToolCalls: false });
+
+    // The same run id again: refused whole, the chat's messages and row as they were.
+    await expect(store.beginRun({ run: run('r1', 's', 3_000), message: { role: 'user', content: 'two' }, session: { updatedAt: 3_000, lastRunId: 'r1', confirmToolCalls: true } })).rejects.toThrow();
+    await expect(store.beginRun({ run: run('r2', 'gone', 3_000), message: { role: 'user', content: 'two' }, session: { updatedAt: 3_000, lastRunId: 'r2' } })).rejects.toThrow();
+    expect(await store.loadMessages('s')).toStrictEqual([{ role: 'user', content: 'one' }]);
+    expect(await store.hasRun('r2')).toBe(false);
+    expect(await store.getSession('s')).toStrictEqual({ ...session('s', 1_000), updatedAt: 2_000, lastRunId: 'r1', confirmToolCalls: false });
   });
 
   it('writes a grant that comes with an allow in the same transaction: kept with it, or not at all when the write fails', async () => {

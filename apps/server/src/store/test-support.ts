@@ -60,6 +60,7 @@ export function undecidedRecord(runId: string, sessionId: string, start: Extract
     toolVersion: start.toolVersion,
     tool: start.tool ?? null,
     exactGrantsOnly: start.exactGrantsOnly === true,
+    askedBecause: start.exactGrantsOnly === true && start.askedBecause !== undefined ? start.askedBecause : null,
     requestedAt: start.requestedAt,
     expiresAt: start.expiresAt,
     decision: null,

@@ -48,6 +48,7 @@ export function fillingStore({ fillsAt }: { fillsAt: (event: LoopEvent) => boole
     return many(inputs);
   };
   store.appendMessage = refuse(store.appendMessage.bind(store));
+  store.beginRun = refuse(store.beginRun.bind(store));
   store.endRun = refuse(store.endRun.bind(store));
   store.updateSession = refuse(store.updateSession.bind(store));
   store.requestCancel = refuse(store.requestCancel.bind(store));

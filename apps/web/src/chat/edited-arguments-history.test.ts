@@ -63,6 +63,7 @@ describe('a call the person edited before allowing', () => {
       executesCode: true,
       toolVersion: 'v1',
       exactGrantsOnly: false,
+      askedBecause: null,
       tool: null,
       requestedAt: 1,
       expiresAt: null,

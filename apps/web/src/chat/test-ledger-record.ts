@@ -13,6 +13,7 @@ export function ledgerRecord(fields: Partial<ToolCallRecord> = {}): ToolCallReco
     executesCode: true,
     toolVersion: 'v1',
     exactGrantsOnly: false,
+    askedBecause: null,
     tool: null,
     requestedAt: 1,
     expiresAt: null,

@@ -1,3 +1,4 @@
+import { reasonText } from '@airlock/core';
 import { useContext, useEffect, useRef } from 'react';
 import { HeldEditsContext } from '../chat/held-edits';
 import { trpc } from '../lib/trpc';
@@ -197,6 +198,16 @@ function anotherWindowInView(worker: ServiceWorkerRegistration): Promise<boolean
   });
 }
 
+/** The most of "Why you are asked" a notification shows: its card says all of it. */
+const WHY_ASKED_CHARS = 300;
+
+/** For a call a deny rule asked about: why, as its card says it, on a line of its own. */
+function whyAsked(approval: Pick<WaitingApproval, 'askedBecause' | 'exactGrantsOnly'>): string {
+  if (approval.exactGrantsOnly !== true || approval.askedBecause === undefined) return '';
+  const why = visiblePlainText(reasonText(approval.askedBecause.reason)).replace(/\s+/g, ' ');
+  return `\nWhy you are asked: ${why.length > WHY_ASKED_CHARS ? `${why.slice(0, WHY_ASKED_CHARS - 1)}…` : why}`;
+}
+
 /** The chat of a decision notification, from its data; null for any other notification. */
 function sessionOf(data: unknown): string | null {
   if (typeof data !== 'object' || data === null) return null;
@@ -208,7 +219,7 @@ function sessionOf(data: unknown): string | null {
 async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<Notification | null> {
   const title = `${TITLE_START}${visiblePlainText(approval.toolName)}`;
   const preview = callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema });
-  const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
+  const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”${whyAsked(approval)}`;
   const allows = notificationOffersAllow(approval);
   const data = { approvalId: approval.approvalId, sessionId: approval.sessionId };
   if (worker !== null) {

@@ -165,6 +165,16 @@ describe('WaitingList', () => {
     expect(onDecide).not.toHaveBeenCalled();
   });
 
+  it('says why a deny rule asked about a call, the rule\'s own reason quoted as on its card', () => {
+    const reason = [{ text: 'A deny rule applies (' }, { text: 'Deny reads matching ' }, { code: 'secret/**' }, { text: ': ' }, { quote: 'keys stay private' }, { text: ')' }];
+    const asked = { ...waiting('a', 'print(1)'), exactGrantsOnly: true, askedBecause: { ruleId: 'rule_a', reason } };
+    render(<WaitingList approvals={[asked, waiting('b', 'print(2)')]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const why = (id: string) => document.querySelector(`[data-approval-id="${id}"] [data-testid="rule-asked"]`);
+    expect(why('a')?.textContent).toBe('Why you are asked: A deny rule applies (Deny reads matching secret/**: keys stay private).');
+    expect(why('a')?.querySelector('q')?.textContent).toBe('keys stay private');
+    expect(why('b')).toBe(null);
+  });
+
   it('names the MCP server of each call, as the card does: two servers may give tools one name', () => {
     const annotations = { readOnly: false, destructive: false, executesCode: false, exactGrants: true, idempotent: false, openWorld: false };
     const of = (id: string, source: string): WaitingApproval => ({ ...waiting(id, ''), toolName: 'a__b__c', arguments: { x: '1' }, tool: { source, declared: { names: [{ name: 'x' }] }, annotations } });

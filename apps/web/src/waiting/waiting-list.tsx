@@ -4,6 +4,7 @@ import { toVisibleText } from '@airlock/core';
 import { UnsteadyClickHint } from '../chat/decision-controls';
 import { useHeldEdits } from '../chat/held-edits';
 import { VisibleTextView } from '../chat/tool-arguments';
+import { RuleAsked } from '../rules/rule-asked';
 import type { PersonDecision } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { callPreview, namePreview } from './argument-preview';
@@ -24,7 +25,7 @@ export interface WaitingListProps {
  * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown; so is
  * one holding an argument its tool's schema does not declare (the card marks it), one whose tool may run with defaults
  * it does not show (the card says why), one whose card holds an edit (an Allow here would run the proposal, not
- * the edit), and one a deny rule asked about (its card says why; the list does not).
+ * the edit), and one a deny rule asked about (said here as on its card: "Why you are asked").
  */
 export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingListProps) {
   if (approvals.length === 0) return null;
@@ -103,6 +104,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
           Deny
         </SteadyButton>
       </div>
+      {askedByDenyRule && approval.askedBecause !== undefined && <RuleAsked asked={approval.askedBecause} />}
       {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
     </li>
   );

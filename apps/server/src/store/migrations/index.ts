@@ -10,6 +10,7 @@ import { sql as shownTool } from './009-shown-tool';
 import { sql as cancelRequested } from './010-cancel-requested';
 import { sql as sessionActivityIndex } from './011-session-activity-index';
 import { sql as exactGrantsOnly } from './012-exact-grants-only';
+import { sql as askedBecause } from './013-asked-because';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   { version: 10, name: 'cancel-requested', sql: cancelRequested },
   { version: 11, name: 'session-activity-index', sql: sessionActivityIndex },
   { version: 12, name: 'exact-grants-only', sql: exactGrantsOnly },
+  { version: 13, name: 'asked-because', sql: askedBecause },
 ];
