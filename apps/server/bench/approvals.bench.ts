@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
 import type { MemoryUsage } from './support/inspector';
-import { buildServer, startShippedServer, UNBOUNDED_RUN_RATE } from './support/shipped-server';
+import { buildServer, startShippedServer } from './support/shipped-server';
 
 const quick = process.env.AIRLOCK_BENCH_QUICK === '1';
 const sections = new Set(process.argv.length > 2 ? process.argv.slice(2) : ['round-trip', 'capacity', 'relay']);
@@ -23,7 +23,7 @@ console.log(`Machine: ${cpus().length} cores, Node ${process.version}, load aver
 
 buildServer();
 const model = await startFakeModelServer();
-const server = await startShippedServer({ modelUrl: model.baseURL, args: UNBOUNDED_RUN_RATE });
+const server = await startShippedServer({ modelUrl: model.baseURL });
 const { token, wsUrl, capacity } = server;
 const reference = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./seed-design-server.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
 const { url: seedUrl, echoUrl } = JSON.parse((await createInterface({ input: reference.stdout })[Symbol.asyncIterator]().next()).value as string) as { url: string; echoUrl: string };
@@ -37,7 +37,7 @@ const deadline = setTimeout(() => {
 }, 20 * 60_000);
 
 console.log(
-  `Server: node bin/airlock.mjs (dist/main.js, pid ${server.pid}) at shipped defaults but the run rate (lifted: the token's connections share it): ${capacity.maxConnections} connections, ${capacity.maxUnauthenticated} without a token, ${capacity.runsPerConnection} runs per connection; SQLite store.\n`,
+  `Server: node bin/airlock.mjs (dist/main.js, pid ${server.pid}) at shipped defaults: ${capacity.maxConnections} connections, ${capacity.maxUnauthenticated} without a token, ${capacity.runsPerConnection} runs and a burst of ${capacity.runBurst} new runs per connection; SQLite store.\n`,
 );
 
 /** A client as integrators get it: `@airlock/client`, whose link writes each request at once. */
@@ -126,9 +126,11 @@ const summary = (samples: number[]) => {
   return `p50 ${ms(percentile(sorted, 50))} ms, p99 ${ms(percentile(sorted, 99))} ms, max ${ms(sorted.at(-1)!)} ms`;
 };
 
-// 1. Round trip: confirm sent → tool-end received. The three clients take turns, a burst of runs each (on a fresh
-// connection, opened outside the timing), so a change in the machine's load falls on all three alike. The first round
-// of each is warm-up.
+// 1. Round trip: confirm sent → tool-end received. The three clients take turns, a burst of runs each (a connection
+// starts at most a burst of runs before the per-minute rate applies; a fresh one is opened outside the timing, and the
+// spent ones stay open to the end, since a connection opened after one closed takes over what it spent), so a change
+// in the machine's load falls on all three alike. The first round of each is warm-up.
+const spent: (() => Promise<void>)[] = [];
 const rounds = quick ? 8 : 33;
 const burst = capacity.runBurst;
 
@@ -155,7 +157,7 @@ async function airlockRound(round: number, samples: number[], parts: [number[], 
     await run.ended;
     run.unsubscribe();
   }
-  await close();
+  spent.push(close);
 }
 
 /** From a raw WebSocket speaking tRPC's JSON-RPC messages to the same server: no client library at all. */
@@ -200,7 +202,7 @@ async function rawRound(round: number, samples: number[]): Promise<void> {
     socket.send(JSON.stringify({ id: subId, method: 'subscription.stop' }));
     waiters.delete(subId);
   }
-  socket.close();
+  spent.push(async () => socket.close());
 }
 
 /** The seed design (seed-design-server.ts): events as server-sent events, the decision as a POST, both with fetch. */
@@ -400,6 +402,7 @@ if (sections.has('relay')) {
   await close();
 }
 
+await Promise.all(spent.map((close) => close()));
 console.log(`\nLoad average at the end: ${load()}.`);
 clearTimeout(deadline);
 await server.close();

@@ -18,7 +18,7 @@ import { WebSocket } from 'ws';
 import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from '../test/support/postgres';
 import { BENCH_TOOL, startFakeModelServer, type FakeModelServer } from './support/fake-model-server';
 import type { MemoryUsage } from './support/inspector';
-import { buildServer, startShippedServer, UNBOUNDED_RUN_RATE, type ShippedServer } from './support/shipped-server';
+import { buildServer, startShippedServer, type ShippedServer } from './support/shipped-server';
 
 const probe = await probeTestDatabase();
 if (!probe.available) {
@@ -66,7 +66,7 @@ async function startInstances(): Promise<{ a: Instance; b: Instance; database: T
   const start = async (name: string): Promise<Instance> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const server = await startShippedServer({ modelUrl: fake.baseURL, args: ['--database-url', database.url, '--database-schema', database.schema, '--instance-id', name, ...UNBOUNDED_RUN_RATE] });
+        const server = await startShippedServer({ modelUrl: fake.baseURL, args: ['--database-url', database.url, '--database-schema', database.schema, '--instance-id', name] });
         instances.push(server);
         return { name, server };
       } catch (error) {
@@ -84,7 +84,7 @@ async function startInstances(): Promise<{ a: Instance; b: Instance; database: T
 const { a, b, database, fake } = await startInstances().catch((error: unknown) => fail(`could not start: ${error instanceof Error ? error.message : String(error)}`));
 const { capacity } = a.server;
 console.log(
-  `Instances: a (pid ${a.server.pid}) and b (pid ${b.server.pid}), node bin/airlock.mjs (dist/main.js) at shipped defaults but the run rate (lifted: the token's connections share it): ${capacity.runsPerConnection} runs per connection, ${capacity.maxUnauthenticated} sockets without a token; one PostgreSQL schema ${database.schema}, tool ${BENCH_TOOL}.\n`,
+  `Instances: a (pid ${a.server.pid}) and b (pid ${b.server.pid}), node bin/airlock.mjs (dist/main.js) at shipped defaults: ${capacity.runsPerConnection} runs and a burst of ${capacity.runBurst} new runs per connection, ${capacity.maxUnauthenticated} sockets without a token; one PostgreSQL schema ${database.schema}, tool ${BENCH_TOOL}.\n`,
 );
 
 /** Sockets that closed under a client: a reconnect in the middle of a figure would distort it. */
@@ -186,8 +186,10 @@ async function inWindow(count: number, window: number, work: (i: number) => Prom
 // Across: a client of B follows the run, waits until B has shown the waiting call, decides on B and times tool-end
 // on its own subscription (B → database → A runs the tool → database → B); the time tool-end reached A's client is
 // kept too. Same instance: a client of A decides and times tool-end on its own subscription. The two kinds take turns
-// a burst of runs each (on fresh connections, opened outside the timing), so a change in the machine's load falls on
-// both alike. The first round is warm-up.
+// a burst of runs each (a connection starts at most a burst of runs before the per-minute rate applies; fresh ones are
+// opened outside the timing, and the spent ones stay open to the end, since a connection opened after one closed takes
+// over what it spent), so a change in the machine's load falls on both alike. The first round is warm-up.
+const spent: Connection[] = [];
 async function roundTrip(): Promise<void> {
   const rounds = quick ? 6 : 56;
   const burst = capacity.runBurst;
@@ -217,7 +219,8 @@ async function roundTrip(): Promise<void> {
         owned.unsubscribe();
         followed.unsubscribe();
       }
-      await Promise.all([starter.close(), decider.close()]);
+      spent.push(starter);
+      await decider.close();
     }
     {
       const client = connect(a);
@@ -233,7 +236,7 @@ async function roundTrip(): Promise<void> {
         await run.ended;
         run.unsubscribe();
       }
-      await client.close();
+      spent.push(client);
     }
   }
   console.log(`Decision round trip (confirm sent → tool-end received), ${across.length} decisions of each kind after ${burst} warm-up, the kinds taking turns:`);
@@ -399,6 +402,7 @@ try {
 } catch (error) {
   await fail(error instanceof Error ? error.message : String(error));
 }
+await Promise.all(spent.map((c) => c.close()));
 if (socketsClosed > 0) console.log(`Note: ${socketsClosed} client socket(s) closed and reconnected during the bench.`);
 console.log(`At the end: ${uptime()}`);
 clearTimeout(deadline);

@@ -19,7 +19,7 @@ import type { TRPCClient } from '@trpc/client';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
-import { buildServer, startShippedServer, UNBOUNDED_RUN_RATE } from './support/shipped-server';
+import { buildServer, startShippedServer } from './support/shipped-server';
 
 /** Where an object's memory is charged in the heap report: the per-session objects of Airlock, tRPC and ws. */
 const OWNERS = new Set([
@@ -46,7 +46,7 @@ const [mode = 'cpu', countArg, decisionArg = 'allow'] = process.argv.slice(2);
 const decision = decisionArg === 'deny' ? 'deny' : 'allow';
 buildServer();
 const model = await startFakeModelServer();
-const server = await startShippedServer({ modelUrl: model.baseURL, args: UNBOUNDED_RUN_RATE });
+const server = await startShippedServer({ modelUrl: model.baseURL });
 const inspector = await server.inspector();
 
 type Client = { trpc: TRPCClient<AppRouter>; close: () => Promise<void> };
@@ -116,6 +116,12 @@ async function connectMany(count: number): Promise<Client[]> {
   return clients;
 }
 
+/**
+ * Connections that spent their burst of runs, held open to the end: one opened after they closed would take over
+ * what they spent (the shipped rates carry over from a closed connection to the next).
+ */
+const spent: Client[] = [];
+
 /** Round trips through @airlock/client, a fresh connection per burst of runs (the shipped limit). */
 async function roundTrips(label: string, count: number): Promise<void> {
   for (let done = 0; done < count; ) {
@@ -129,7 +135,7 @@ async function roundTrips(label: string, count: number): Promise<void> {
       await run.done;
       run.stop();
     }
-    await client.close();
+    spent.push(client);
   }
 }
 
@@ -203,7 +209,7 @@ if (mode === 'split') {
     await run.done;
     run.stop();
   }
-  await warm.close();
+  spent.push(warm);
   await model.idle();
   await inspector.collectGarbage();
   await inspector.heapSnapshot('heap-before.heapsnapshot');
@@ -217,6 +223,7 @@ if (mode === 'split') {
   for (const run of runs) run.stop();
   await Promise.all(clients.map((c) => c.close()));
 }
+await Promise.all(spent.map((c) => c.close()));
 await server.close();
 await model.close();
 

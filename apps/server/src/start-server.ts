@@ -1,4 +1,4 @@
-import { appRouter, clientClockOffset, ConnectionState, LeftRuns, TokenRates, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
+import { appRouter, clientClockOffset, ConnectionState, LeftRates, LeftRuns, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
 import { errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
@@ -234,9 +234,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // connection that starts a run, so reconnecting does not reset --runs-per-connection.
   const connections = new WeakMap<WebSocket, ConnectionState>();
   const leftRuns = new LeftRuns();
-  // The rates hold for the token over all its connections (a tab's credential stands in for it): a budget kept per
-  // connection started full again on each new one.
-  const tokenRates = new TokenRates({ runsPerMinute: capacity.runsPerMinute, runBurst: capacity.runBurst });
+  // And what they spent of their budget of new runs and changes, taken over by the connections that open next, so
+  // reconnecting does not start --run-burst again.
+  const leftRates = new LeftRates({ runsPerMinute: capacity.runsPerMinute, runBurst: capacity.runBurst, maxKept: capacity.maxConnections });
   // Sockets that gave their place to a newcomer, closing, oldest first. Out of `unauthenticated`, no token they send is
   // accepted: nothing they sent reached a procedure, which their close code tells the client, who sends it all again
   // on its next connection (a cut socket's client cannot tell that from a lost answer). One that does not answer the
@@ -325,7 +325,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       const connection = new ConnectionState(randomId('conn', 8), {
         maxConcurrentRuns: capacity.runsPerConnection,
         leftRuns,
-        rates: tokenRates,
+        leftRates,
         maxSubscriptions: capacity.subscriptionsPerConnection,
         sendWindow: socket.window,
         ...clientLabelOf(info.connectionParams?.client),

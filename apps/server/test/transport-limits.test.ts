@@ -488,7 +488,7 @@ describe('runs of a closed connection', () => {
   });
 });
 
-describe('the rates of the token, over all its connections', () => {
+describe('the rates of a connection, carried over to the next one', () => {
   /** The first event of a new run, or why it was refused. */
   const startRun = (client: ReturnType<typeof connectClient>['client'], n: number) => {
     const first = deferred<unknown>();
@@ -499,20 +499,22 @@ describe('the rates of the token, over all its connections', () => {
     );
   };
 
-  it('new runs: a second connection, or one opened after the first closed, gets no fresh burst (found in review)', async () => {
+  it('new runs: a connection opened after one closed takes over what it spent, and gets no fresh burst (found in review)', async () => {
     await using running = await startTestServer({ steps: [textStep('1'), textStep('2'), textStep('3'), textStep('4')], capacity: { runBurst: 2, runsPerMinute: 1 } });
-    const refusal = /^TOO_MANY_REQUESTS: limit exceeded: at most 1 run per minute over all connections with the token, after a burst of 2; try again in \d+ s$/;
-    await using second = connectClient(running.server);
+    const refusal = /^TOO_MANY_REQUESTS: limit exceeded: at most 1 run per minute per connection, after a burst of 2; try again in \d+ s$/;
+    // Open alongside the first: a budget of its own, as a backend's connections each have.
+    await using alongside = connectClient(running.server);
     {
       await using first = connectClient(running.server);
       expect(await startRun(first.client, 1)).toMatchObject({ data: { type: 'run-start', runId: 'r1' } });
-      expect(await startRun(second.client, 2)).toMatchObject({ data: { type: 'run-start', runId: 'r2' } });
-      expect(await startRun(second.client, 3)).toMatch(refusal);
+      expect(await startRun(first.client, 2)).toMatchObject({ data: { type: 'run-start', runId: 'r2' } });
+      expect(await startRun(first.client, 3)).toMatch(refusal);
     }
-    await using third = connectClient(running.server);
-    expect(await startRun(third.client, 4)).toMatch(refusal);
+    await using next = connectClient(running.server);
+    expect(await startRun(next.client, 4)).toMatch(refusal);
+    expect(await startRun(alongside.client, 5)).toMatchObject({ data: { type: 'run-start', runId: 'r5' } });
     expect([running.chat.isRunActive('r3'), running.chat.isRunActive('r4')]).toStrictEqual([false, false]);
-    expect((await third.client.sessions.list.query()).sessions.map((session) => session.sessionId).sort()).toStrictEqual(['s1', 's2']);
+    expect((await next.client.sessions.list.query()).sessions.map((session) => session.sessionId).sort()).toStrictEqual(['s1', 's2', 's5']);
   });
 
   it('changes every watch is told of: a new connection does not start its burst again (found in review)', async () => {
@@ -538,8 +540,9 @@ describe('the rates of the token, over all its connections', () => {
       () => undefined,
       (cause: unknown) => cause,
     );
-    expect(refused instanceof TRPCClientError && String(refused.data?.code)).toBe('TOO_MANY_REQUESTS');
-    expect((await connection.client.sessions.list.query()).sessions[0]?.title).toBe('title 59');
+    // The connection open all along spent nothing of its own.
+    expect(refused).toBeUndefined();
+    expect((await connection.client.sessions.list.query()).sessions[0]?.title).toBe('from the first');
   });
 });
 

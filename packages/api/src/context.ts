@@ -1,6 +1,6 @@
 import { LimitExceededError, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { AnswerQueue } from './answer-queue';
-import { TokenRates } from './token-rates';
+import { ConnectionRates, type LeftRates } from './connection-rates';
 import { NoClientClockError } from './decision-deadline';
 import type { ChatService } from './chat-service';
 import type { SendWindow, SubscriptionPlaces } from './event-log';
@@ -126,7 +126,7 @@ export interface AirlockServices {
 export interface ConnectionLimits {
   /** Runs one connection may have going at once. Default 4. */
   maxConcurrentRuns?: number;
-  /** New messages per minute, when the connection has no `rates` shared with others. Default 30. */
+  /** New messages one connection may send per minute, when it takes no budget from `leftRates`. Default 30. */
   messagesPerMinute?: number;
   /** Messages that may be sent back to back before the per-minute rate applies, likewise. Default 10. */
   messageBurst?: number;
@@ -179,15 +179,16 @@ export interface ConnectionOptions extends ConnectionLimits {
    */
   leftRuns?: LeftRuns;
   /**
-   * The rates of the credential it was opened with, shared by all of that credential's connections (see TokenRates).
-   * Default its own, of `messagesPerMinute` and `messageBurst`.
+   * Shared by a server's connections: this one takes over the most spent budget of new runs and changes a closed
+   * connection left, and leaves its own when it closes (see LeftRates). Default a full budget of its own, of
+   * `messagesPerMinute` and `messageBurst`, that ends with it.
    */
-  rates?: TokenRates;
+  leftRates?: LeftRates;
   /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
   sendWindow?: SendWindow;
   /** What the client calls itself (its `client` connection parameter), for the ledger of its decisions. Default none. */
   clientLabel?: string;
-  /** Clock for its own rates, when it is given none. Default `Date.now`. */
+  /** Clock for its own budget, when it takes none from `leftRates`. Default `Date.now`. */
   now?: () => number;
   /**
    * The client's clock against this process's `performance.now()` (see `clientClockOffset`), by which a decision's
@@ -196,7 +197,7 @@ export interface ConnectionOptions extends ConnectionLimits {
   clientClockOffset?: number;
 }
 
-/** Per-connection state: the runs it started, its open subscriptions, and the rates of its credential. */
+/** Per-connection state: the runs it started, its budget of new runs and changes, its open subscriptions. */
 export class ConnectionState implements SubscriptionPlaces {
   private readonly runIds = new Set<string>();
   /** Those of `runIds` taken on from connections closed before this one; made with the first (most take on none). */
@@ -205,7 +206,8 @@ export class ConnectionState implements SubscriptionPlaces {
   private closed = false;
   private subscriptions = 0;
   private readonly watches: Record<WatchKind, number> = { sessions: 0, settings: 0 };
-  private readonly rates: TokenRates;
+  private readonly rates: ConnectionRates;
+  private readonly leftRates: LeftRates | undefined;
   private reservedRuns = 0;
   private readonly maxRuns: number;
   private readonly maxSubscriptions: number;
@@ -221,7 +223,10 @@ export class ConnectionState implements SubscriptionPlaces {
   ) {
     this.maxRuns = options.maxConcurrentRuns ?? 4;
     this.leftRuns = options.leftRuns;
-    this.rates = options.rates ?? new TokenRates({ runsPerMinute: options.messagesPerMinute ?? 30, runBurst: options.messageBurst ?? 10, ...(options.now === undefined ? {} : { now: options.now }) });
+    this.leftRates = options.leftRates;
+    this.rates =
+      options.leftRates?.take() ??
+      new ConnectionRates({ runsPerMinute: options.messagesPerMinute ?? 30, runBurst: options.messageBurst ?? 10, ...(options.now === undefined ? {} : { now: options.now }) });
     this.maxSubscriptions = options.maxSubscriptions ?? 32;
     this.sendWindow = options.sendWindow;
     this.answers = new AnswerQueue(options.sendWindow);
@@ -268,7 +273,7 @@ export class ConnectionState implements SubscriptionPlaces {
   }
 
   /**
-   * Spends one of its credential's changes that every watch is told of, or throws LimitExceededError when they have
+   * Spends one of the connection's changes that every watch is told of, or throws LimitExceededError when it has
    * made CHANGE_BURST back to back and more than CHANGES_PER_MINUTE since.
    */
   spendChange(): void {
@@ -315,8 +320,12 @@ export class ConnectionState implements SubscriptionPlaces {
     };
   }
 
-  /** The connection closed: the runs it has going, and any it starts after this, count against the next one (see LeftRuns). */
+  /**
+   * The connection closed: the runs it has going, and any it starts after this, count against the next one (see
+   * LeftRuns), and so does what it spent of its budget (see LeftRates).
+   */
   close(): void {
+    if (!this.closed) this.leftRates?.leave(this.rates);
     this.closed = true;
     this.leftRuns?.leave(this.runIds);
     this.runIds.clear();

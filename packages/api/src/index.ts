@@ -1,7 +1,7 @@
 export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent } from './router';
 export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionPage, type SessionDetail, type SessionChange, type StopAnswer } from './chat-service';
 export { ConnectionState, LeftRuns, type Context, type AirlockServices, type RuleService, type RuleView, type WorkspaceRulesStatus, type WorkspaceTrust, type WorkspaceTrustChoice, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ToolSandboxInfo, type ConnectionLimits, type ConnectionOptions } from './context';
-export { TokenRates, type TokenRatesOptions } from './token-rates';
+export { ConnectionRates, LeftRates, type LeftRatesOptions, type RateSettings } from './connection-rates';
 export { toTRPCError } from './error-mapping';
 export { clientClockOffset, DecisionPastDeadlineError, NoClientClockError } from './decision-deadline';
 export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding, type SubscriptionPlaces } from './event-log';

@@ -290,18 +290,18 @@ describe('appRouter', () => {
     await expect(read(await third.caller.chat.stream({ sessionId: 's4', runId: 'r4', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
   });
 
-  it('limits the run rate, naming the limit as its setting does and saying when to try again', async () => {
+  it('limits the run rate of one connection, naming the limit as its setting does and saying when to try again', async () => {
     let now = 1_000_000;
     const { caller } = setup([textStep('1'), textStep('2')], { messageBurst: 2, messagesPerMinute: 1, now: () => now });
     await read(await caller.chat.stream({ sessionId: 'a', runId: 'l1', message: 'x' }), (e) => e.type === 'run-end');
     await read(await caller.chat.stream({ sessionId: 'b', runId: 'l2', message: 'x' }), (e) => e.type === 'run-end');
     await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({
       code: 'TOO_MANY_REQUESTS',
-      message: 'limit exceeded: at most 1 run per minute over all connections with the token, after a burst of 2; try again in 60 s',
+      message: 'limit exceeded: at most 1 run per minute per connection, after a burst of 2; try again in 60 s',
     });
     now += 45_000;
     await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({
-      message: 'limit exceeded: at most 1 run per minute over all connections with the token, after a burst of 2; try again in 15 s',
+      message: 'limit exceeded: at most 1 run per minute per connection, after a burst of 2; try again in 15 s',
     });
   });
 

@@ -3,7 +3,7 @@ import { ScriptedModel, textStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService, type SessionChange } from './chat-service';
 import { ConnectionState, MAX_WATCHES_PER_KIND, type ConnectionOptions } from './context';
-import { CHANGE_BURST, CHANGES_PER_MINUTE } from './token-rates';
+import { CHANGE_BURST, CHANGES_PER_MINUTE } from './connection-rates';
 import { MemoryStore } from './memory-store';
 import { appRouter, createCallerFactory } from './router';
 import { ManualWindow } from './test-support';
@@ -91,7 +91,7 @@ describe('changes every watch is told of', () => {
 
     await expect(caller.sessions.update({ sessionId: 's1', title: 'one too many' })).rejects.toMatchObject({
       code: 'TOO_MANY_REQUESTS',
-      message: `limit exceeded: at most ${CHANGES_PER_MINUTE} changes to chats and settings per minute over all connections with the token, after a burst of ${CHANGE_BURST}`,
+      message: `limit exceeded: at most ${CHANGES_PER_MINUTE} changes to chats and settings per minute per connection, after a burst of ${CHANGE_BURST}`,
     });
     await expect(caller.settings.update({ maxToolCalls: 6 })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     await expect(caller.sessions.delete({ sessionId: 's1' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });

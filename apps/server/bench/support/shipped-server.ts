@@ -30,12 +30,6 @@ export interface ShippedServer {
   close(): Promise<void>;
 }
 
-/**
- * Flags that lift the run rate (`--runs-per-minute`, `--run-burst`), which holds over all of the token's connections:
- * a bench that starts more runs than a person would, from many connections, passes them.
- */
-export const UNBOUNDED_RUN_RATE: readonly string[] = ['--runs-per-minute', '1000000', '--run-burst', '1000000'];
-
 /** Builds dist/main.js as `npm start` does (esbuild, about a second). */
 export function buildServer(): void {
   const built = spawnSync(process.execPath, ['--import', 'tsx', join(SERVER_DIR, 'build.ts')], { cwd: SERVER_DIR, stdio: 'inherit' });
