@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type * as ChildProcessModule from 'node:child_process';
 import { describe, expect, test, vi } from 'vitest';
-import { MAX_LINES_PER_TURN, MAX_QUEUED_INPUT_BYTES, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
+import { MAX_LINES_PER_TURN, MAX_QUEUED_INPUT_BYTES, MAX_STDERR_BYTES_PER_SECOND, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
 
 // Every process this module starts is recorded, and started as usual.
 vi.mock('node:child_process', async (importOriginal) => {
@@ -153,3 +153,26 @@ describe('a server that floods its output with lines', () => {
     }
   });
 });
+
+describe('a server that writes to its stderr without end', () => {
+  // Found in review: its stderr was read as fast as it wrote, for a tail of 2 KiB kept: about half of a core.
+  test('has it read at most the bound a second, and the rest once it exits', async () => {
+    const transport = new SupervisedStdioTransport({ command: '/bin/sh', args: ['-c', 'head -c 4000000 /dev/zero >&2; exit 0'], env: {} });
+    let read = 0;
+    transport.stderr.on('data', (chunk: Buffer) => (read += chunk.length));
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    const startedAt = performance.now();
+    await transport.start();
+    try {
+      await vi.waitFor(() => expect(read).toBeGreaterThanOrEqual(MAX_STDERR_BYTES_PER_SECOND), { timeout: 10_000 });
+      const seconds = (performance.now() - startedAt) / 1000;
+      // Each second begun has its bound read, and the chunk that went past it (at most 64 KiB).
+      expect(read).toBeLessThanOrEqual((MAX_STDERR_BYTES_PER_SECOND + 64 * 1024) * (Math.floor(seconds) + 1));
+      await closed;
+      expect(read).toBe(4_000_000);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+

@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { freezeAndKill, processStartTime, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from '../tools/process-group';
 import { spawnWatched, type ProcessWatchdog } from '../tools/process-watchdog';
+import { readAtRate } from './read-at-rate';
 
 /** Set in an MCP server's environment, with a value unique to the process, to find its processes that left its group. */
 export const MCP_SERVER_MARKER_VARIABLE = 'AIRLOCK_MCP_SERVER';
@@ -23,6 +24,8 @@ export const MAX_QUEUED_INPUT_BYTES = 16 * 1024 * 1024;
  * from outside: 13 MiB of empty lines, each an error, held Airlock's thread for 45 s.
  */
 export const MAX_LINES_PER_TURN = 1024;
+/** What of a server's stderr is read in a second; a server that writes more waits, its pipe full. */
+export const MAX_STDERR_BYTES_PER_SECOND = 1024 * 1024;
 
 export interface SupervisedStdioOptions {
   command: string;
@@ -142,7 +145,10 @@ export class SupervisedStdioTransport implements Transport {
         }
         this.#readMessages();
       });
-      child.stderr.pipe(this.stderr);
+      // Read at a bounded rate: only its last lines are kept, and a server writing without end had Airlock read it as
+      // fast as it wrote, half of a core. Once the server has exited, what is left is read at once.
+      const unbounded = readAtRate(child.stderr, this.stderr, MAX_STDERR_BYTES_PER_SECOND);
+      child.once('exit', unbounded);
     });
   }
 
