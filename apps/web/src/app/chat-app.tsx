@@ -26,6 +26,7 @@ import { WaitingList } from '../waiting/waiting-list';
 import { ModelBadge } from './model-badge';
 import { SandboxNotice } from './sandbox-notice';
 import { WorkspaceNote } from './workspace-note';
+import { ModelWarning } from './model-warning';
 import { WorkspaceWarning } from './workspace-warning';
 
 const CURRENT_SESSION_KEY = 'airlock.session';
@@ -199,6 +200,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
             <h1 className="chat-title">{summary === undefined ? 'New chat' : proseText(summary.title)}</h1>
           )}
           <ModelBadge info={model.data} />
+          <ModelWarning warning={model.data?.modelWarning} />
           <SandboxNotice sandbox={model.data?.sandbox} />
           <WorkspaceWarning warning={model.data?.workspaceWarning} />
           <ConnectionIndicator state={connection} />
