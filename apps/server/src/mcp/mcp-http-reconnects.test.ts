@@ -58,9 +58,10 @@ describe('a Streamable HTTP server whose event stream ends at once, asking for n
     await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined } });
     await mcp.start();
     await vi.waitFor(() => expect(gets.length).toBeGreaterThanOrEqual(4), { timeout: 20_000 });
-    // A timer never fires early: each GET came at least the floor after the server ended the stream before it.
+    // Each GET came the floor after the server ended the stream before it (a timer may fire a millisecond or so early
+    // by another clock than its own: a storm reopens within milliseconds, so half the floor tells them apart).
     const gaps = gets.slice(1, 4).map((at, index) => at - ends[index]!);
-    expect(gaps.filter((gap) => gap < MIN_STREAM_REOPEN_DELAY_MS)).toStrictEqual([]);
+    expect(gaps.filter((gap) => gap < MIN_STREAM_REOPEN_DELAY_MS / 2)).toStrictEqual([]);
     const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
     await expect(sized?.execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
