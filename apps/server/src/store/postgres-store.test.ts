@@ -656,8 +656,9 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
 
     const terminated = await withClient(async (client) => {
       const { rows } = await client.query<{ ok: boolean }>(
-        "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'",
-        ['airlock b-reconnects'],
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+         WHERE application_name = (SELECT 'airlock listener ' || incarnation FROM ${escapeIdentifier(database.schema)}.instances WHERE instance_id = $1) AND query LIKE 'LISTEN %'`,
+        ['b-reconnects'],
       );
       return rows;
     });

@@ -190,6 +190,8 @@ export class PostgresStore implements AirlockStore, Cluster {
   private closed: Promise<void> | undefined;
   /** Another process took `instanceId` (this one stalled past its lease): this one renews, claims and releases nothing more. */
   private superseded = false;
+  /** A failure to end a stalled instance's notification connection was logged (see endStalledListeners). */
+  private stalledListenersUnended = false;
 
   private constructor(
     private readonly pool: Pool,
@@ -266,7 +268,8 @@ export class PostgresStore implements AirlockStore, Cluster {
       }
       const incarnation = randomUUID();
       name = await InstanceName.take({ pool, config: { ...base, keepAlive: true }, schema, location, instanceId, incarnation, leaseMs, log });
-      listener = await PostgresListener.open({ config: { ...base, keepAlive: true }, channel, log });
+      // Named after the incarnation: another instance ends it if this one stops renewing while it holds the notification queue.
+      listener = await PostgresListener.open({ config: { ...base, keepAlive: true, application_name: listenerName(incarnation) }, channel, log });
       const store = new PostgresStore(pool, listener, name, log, { instanceId, incarnation, leaseMs, schema, channel });
       // The runs of this id's previous life were given up with the id's taking: the other instances may take them too.
       if (name.gaveUpRuns) await store.publish({ type: 'released', instanceId });
@@ -759,7 +762,33 @@ export class PostgresStore implements AirlockStore, Cluster {
       );
       return new Set();
     }
+    await this.endStalledListeners();
     return new Set(row.runs);
+  }
+
+  /**
+   * Ends the notification connection of each instance of this schema that stopped renewing its id (paused, frozen)
+   * while its backend is blocked writing notifications to it. PostgreSQL keeps every notification until each listener
+   * has read it, so one such listener holds the one queue of the whole database server, for every instance, until it
+   * fills and every NOTIFY, and every write that sends one, fails. The instance, if it goes on, listens again and reads
+   * the store again (resync). A failure (no right to end that backend) is logged once.
+   */
+  private async endStalledListeners(): Promise<void> {
+    try {
+      const [row] = await this.rows<{ ended: string[] }>(
+        `SELECT coalesce(array_agg(i.instance_id) FILTER (WHERE pg_terminate_backend(a.pid)), '{}') AS ended
+         FROM instances i JOIN pg_stat_activity a ON a.application_name = $1 || i.incarnation
+         WHERE i.alive_until < ${DB_NOW} AND a.wait_event = 'ClientWrite' AND a.datname = current_database()`,
+        [listenerName('')],
+      );
+      if (row !== undefined && row.ended.length > 0) {
+        this.log(`Ended the notification connection of instance(s) ${row.ended.join(', ')}: they stopped renewing while holding PostgreSQL's notification queue for every instance; if they go on, they listen again.`);
+      }
+    } catch (error) {
+      if (this.stalledListenersUnended) return;
+      this.stalledListenersUnended = true;
+      this.log(`Could not end the notification connection of an instance that stopped renewing (${errorText(error)}): while it holds PostgreSQL's notification queue, it fills for every instance.`);
+    }
   }
 
   async releaseRun(runId: string, fence: number): Promise<boolean> {
@@ -1260,6 +1289,11 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
  * The notification channel of a schema. Notifications are per database, so the schema is in the name; a name that
  * would pass PostgreSQL's 63 bytes is shortened with a hash of the schema.
  */
+/** The application name of an instance's notification connection: how another instance finds it (endStalledListeners). */
+function listenerName(incarnation: string): string {
+  return `airlock listener ${incarnation}`;
+}
+
 export function channelName(schema: string): string {
   const channel = `airlock_events__${schema}`;
   if (Buffer.byteLength(channel) <= MAX_IDENTIFIER_BYTES) return channel;
