@@ -11,7 +11,7 @@ import { resolveLocalhostAsStock } from '../http/test-support';
 import { postgresMigrations } from './postgres-migrations';
 import { channelName, MESSAGES_PER_READ, PostgresStore, SESSION_PAGE_QUERIES, type PostgresStoreOptions } from './postgres-store';
 import { StoreError } from './store-error';
-import { postgresSchemaAt, run, session, startChange, statusEvent } from './test-support';
+import { appendAll, postgresSchemaAt, run, session, startChange, statusEvent } from './test-support';
 
 const postgres = await probeTestDatabase();
 const POLL = { timeout: 20_000, interval: 20 };
@@ -205,6 +205,29 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((error as StoreError).problem).toBe('corrupt');
     expect((error as StoreError).message).toContain(`(schema ${database.schema}): holds a damaged record (a message of chat kept: Unterminated string in JSON at position 11)`);
     expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
+  });
+
+  it('lists an unfinished run whose options do not read as unreadable beside the others, and reads a decision that is none of the words as a damaged record', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
+    for (const id of ['s1', 's2']) await store.createSession(session(id));
+    await store.createRun(run('r1', 's1', 2_000));
+    await store.createRun(run('r2', 's2', 3_000));
+    await appendAll(store, { runId: 'r2', sessionId: 's2' }, [startChange('call-1', 4_000)]);
+    await withClient((client) => client.query(`UPDATE ${table('runs')} SET options = '{"max' WHERE run_id = 'r1'`));
+    await withClient((client) => client.query(`UPDATE ${table('tool_calls')} SET decision = 'allox', source = 'user', decided_at = 5000 WHERE run_id = 'r2'`));
+
+    const unreadable = { ...run('r1', 's1', 2_000), options: {}, unreadable: 'the options of run r1: Unterminated string in JSON at position 5' };
+    expect(await store.listUnfinishedRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000)]);
+    expect(await store.listClaimableRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000)]);
+    for (const read of [() => store.listRunToolCalls('r2'), () => store.findDecision('s2', 'approval-call-1')]) {
+      const error = await read().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(store.damagedRecord(error)).toMatch(/^the decision of (call call-1 of run r2|approval approval-call-1): "allox" is none of allow, deny, timeout, cancel$/);
+    }
   });
 
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
