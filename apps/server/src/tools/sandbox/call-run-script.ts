@@ -25,8 +25,12 @@ export function sandboxRunScript(tmpfsMiB: number | undefined): string {
     // to clean up (else the shell's end took pid 1 and the whole call with it at once). A caught signal is not passed
     // on: the command gets SIGTERM's own default.
     'trap : TERM',
-    '"$0" "$@" 2>&1',
+    // The command's output on descriptor 3, this shell's own on /dev/null meanwhile: it says "Terminated" of a command a
+    // stop ended, which the command did not. In a subshell, as the shell sets a command's redirections up in itself.
+    'exec 3>&1 1>/dev/null 2>&1',
+    '(exec "$0" "$@" 1>&3 2>&3 3>&-)',
     'status=$?',
+    'exec 1>&3 3>&-',
     // Builtins only: the command's processes may hold every process the call may run, and a shell that cannot fork
     // ends there, its command's exit status lost. A write of one byte takes a page of a tmpfs: it fails only when
     // the space (or the room for files) ran out.
