@@ -32,12 +32,13 @@ async function setup(denied = 'once') {
 }
 
 describe('"Always allow" of a call a deny rule refuses after all', () => {
+  // A deny rule set while the call waits denies it as it comes: "Always allow" after it finds it denied.
   it.each(['workspace', 'global'] as const)('saves no %s allow rule: the call was denied, and is answered so', async (scope) => {
     const { chat, rules, calls, waiting, deny } = await setup();
     const answer = await chat.confirm({ sessionId: 'a', approvalId: waiting.approvalId, decision: 'allow', always: true, scope });
     await ended(chat, 'a');
     expect(calls).toStrictEqual([]);
-    expect(answer).toStrictEqual({ resolved: true, status: 'resolved', decision: 'deny' });
+    expect(answer).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'deny' });
     expect((await rules.list()).map((view) => view.rule.id)).toStrictEqual([deny.rule.id]);
   });
 
@@ -56,7 +57,7 @@ describe('"Always allow" of a call a deny rule refuses after all', () => {
     const answer = await chat.confirm({ sessionId: 'a', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'chat' });
     await ended(chat, 'a');
     expect(calls).toStrictEqual([]);
-    expect(answer).toStrictEqual({ resolved: true, status: 'resolved', decision: 'deny' });
+    expect(answer).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'deny' });
     expect(chat.listGrants('a')).toStrictEqual([]);
   });
 });

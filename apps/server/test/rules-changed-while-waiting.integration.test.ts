@@ -64,6 +64,37 @@ describe('a deny rule added while calls wait, through the real server', () => {
     expect(JSON.stringify(fake.requests)).not.toContain(SECRET);
   }, 90_000);
 
+  it('denies at once, with the rule\'s reason, a waiting call a deny rule added meanwhile catches: the person is not left waiting on it', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-denied-while-waiting-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, dataDir] = [join(folder, 'ws'), join(folder, 'data')];
+    await mkdir(join(workspace, 'secret'), { recursive: true });
+    await writeFile(join(workspace, 'secret', 'key'), `${SECRET}\n`);
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'secret/key' } }] }, { text: 'done' });
+    const token = randomBytes(16).toString('hex');
+    const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const client = connectClient(server.wsUrl, token);
+    cleanups.push(() => client.close());
+    const run = watchRun(client, { sessionId: 's', runId: 'run-1', message: 'read it' });
+    const waiting = await run.next('tool-start');
+    expect(waiting.awaitingConfirmation).toBe(true);
+
+    const { rule } = await client.trpc.rules.add.mutate({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user', reason: 'keys stay private' });
+    const decided = await run.next('tool-decision');
+    expect([decided.approvalId, decided.decision, decided.source, decided.ruleId]).toStrictEqual([waiting.approvalId, 'deny', 'rule', rule.id]);
+    expect(decided.reason).toContain('keys stay private');
+    const end = await run.next('tool-end');
+    expect(end.outcome).toBe('denied');
+    expect(end.result).toContain('keys stay private');
+    expect((await run.ended).reason).toBe('done');
+    expect(await client.trpc.chat.pending.query({ sessionId: 's' })).toStrictEqual([]);
+    expect(JSON.stringify(fake.requests)).not.toContain(SECRET);
+  }, 90_000);
+
   it('lists, live and after a restart, why a deny rule asked about a call put up under it: the rule and its reason', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'airlock-asked-because-'));
     cleanups.push(() => rm(folder, { recursive: true, force: true }));

@@ -826,6 +826,9 @@ export class ChatService {
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
+    // A rule changed just before is judged first: an allow of a call it denies finds it denied by the rule. Every
+    // decision waits alike, so two sent one after the other still land in that order.
+    await this.waitingJudge?.idle();
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
     const paused = this.pausedWaiting(input.sessionId).find(({ waiting }) => waiting.approvalId === input.approvalId);
     // A stopped run's calls are cancelled with it when it is taken up: the stop was given first.
@@ -1365,7 +1368,8 @@ export class ChatService {
         sessionId: call.sessionId,
         approvalId: call.approvalId,
         decision: outcome.decision,
-        source: outcome.source === 'grant' || outcome.source === 'system' ? outcome.source : 'user',
+        source: outcome.source === 'grant' || outcome.source === 'system' || outcome.source === 'rule' ? outcome.source : 'user',
+        ...(outcome.source === 'rule' && outcome.reason !== undefined ? { reason: outcome.reason } : {}),
         ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
         decidedAt: Date.now(),
         ...(run.fence === undefined ? {} : { fence: run.fence }),

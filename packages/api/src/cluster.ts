@@ -76,8 +76,11 @@ export interface ClaimDecisionInput {
   sessionId: string;
   approvalId: string;
   decision: Decision;
-  /** "user" for a person (and a stop); "grant" when a grant released a waiting call; "system" for a time limit. */
-  source: 'user' | 'grant' | 'system';
+  /**
+   * "user" for a person (and a stop); "grant" when a grant released a waiting call; "system" for a time limit; "rule"
+   * when a deny rule changed while the call waited catches it.
+   */
+  source: 'user' | 'grant' | 'system' | 'rule';
   reason?: string;
   grantId?: string;
   decidedAt: number;

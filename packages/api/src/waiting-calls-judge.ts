@@ -17,9 +17,11 @@ export interface WaitingCallsJudgeOptions {
 
 /**
  * Judges the calls waiting here again by the rules as they are now. A deny rule added or changed while a call waited
- * that cannot tell it from one it denies has it released only by a grant for its exact arguments, as if it had been
- * put up under that rule: else "Always allow" on a sibling of its tool, a grant for any call of the tool, let it run
- * with no person's allow. (A deny rule that catches it refuses any allow of it when it comes: see the loop.)
+ * that catches it denies it at once, with the rule's reason, as it would have denied it put up under the rule (an
+ * allow of it would be refused anyway: see the loop; the person no longer waits on a call that cannot run). One that
+ * cannot tell it from a call it denies has it released only by a grant for its exact arguments, as if it had been put
+ * up under that rule: else "Always allow" on a sibling of its tool, a grant for any call of the tool, let it run with
+ * no person's allow.
  */
 export class WaitingCallsJudge {
   private running: Promise<void> = Promise.resolve();
@@ -43,6 +45,11 @@ export class WaitingCallsJudge {
     return this.queue(() => this.judgeSession(sessionId));
   }
 
+  /** Settles once the passes queued so far are done: a person's allow lands after them, on the call as they left it. */
+  idle(): Promise<void> {
+    return this.running;
+  }
+
   private queue(work: () => Promise<void>): Promise<void> {
     const next = this.running.then(work);
     this.running = next.catch((error: unknown) => this.options.log(`Could not judge the waiting calls again by the rules: ${error instanceof Error ? error.message : String(error)}`));
@@ -52,11 +59,14 @@ export class WaitingCallsJudge {
   private async judgeSession(sessionId: string): Promise<void> {
     const { registry, rules, store } = this.options;
     for (const call of registry.listPending(sessionId)) {
-      if (call.exactGrantsOnly === true) continue;
       const tool = this.options.toolOf(call);
       if (tool === undefined) continue;
       const verdict = await rules.evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool, { preview: true });
-      if (verdict?.effect !== 'ask' || verdict.onlyWhenConfirming === true) continue;
+      if (verdict?.effect === 'deny') {
+        registry.denyByRule(call.approvalId, sessionId, { ...verdict, effect: 'deny' });
+        continue;
+      }
+      if (call.exactGrantsOnly === true || verdict?.effect !== 'ask' || verdict.onlyWhenConfirming === true) continue;
       const askedBecause = { ruleId: verdict.ruleId, reason: verdict.description };
       if (!registry.requireExactGrants(call.approvalId, sessionId, askedBecause)) continue;
       this.options.changed(sessionId);

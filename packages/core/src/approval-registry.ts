@@ -2,7 +2,9 @@ import type { CancelSignal } from './cancellation';
 import type { AskedBecause, Decision, DecisionSource, ShownTool, ToolArguments } from './events';
 import { AirlockError } from './errors';
 import { randomId } from './ids';
+import { reasonText } from './reason';
 import { canonicalJson, deepFreeze, isPlainObject, parseUntrustedJson } from './json';
+import type { PolicyVerdict } from './run-tool-loop';
 
 /** How long an undecided call may wait, in ms, or "never". */
 export type DecisionTimeout = number | 'never';
@@ -44,6 +46,8 @@ export interface DecisionOutcome {
   grantId?: string;
   /** With a person's allow: the arguments they edited the call to. The call runs with these, not the proposed ones. */
   editedArguments?: ToolArguments;
+  /** With a deny by a rule (source "rule"): the rule's verdict, as the card and the model are told it. */
+  verdict?: PolicyVerdict;
 }
 
 export interface PendingApproval {
@@ -553,6 +557,17 @@ export class ApprovalRegistry {
     if (!slot || slot.sessionId !== sessionId || slot.exactGrantsOnly) return false;
     slot.exactGrantsOnly = true;
     slot.askedBecause = askedBecause;
+    return true;
+  }
+
+  /**
+   * Denies a waiting call by a deny rule that catches it, added or changed while it waited: with the rule's message
+   * as the reason. False when it does not wait here in that session.
+   */
+  denyByRule(approvalId: string, sessionId: string, verdict: PolicyVerdict & { effect: 'deny' }): boolean {
+    const slot = this.pending.get(approvalId);
+    if (!slot || slot.sessionId !== sessionId) return false;
+    slot.settle({ decision: 'deny', source: 'rule', reason: verdict.message ?? reasonText(verdict.description), verdict });
     return true;
   }
 
