@@ -238,6 +238,37 @@ describe('lasting rules in the browser', () => {
     await chat.waitForText('One denied.');
   });
 
+  it('marks on its card a call a deny rule added after it was put up asked about: why, and Allow all leaves it, as for one put up under the rule', async () => {
+    // Put up before the rule exists: its tool-start says nothing of it.
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo rm y' } }, { name: 'terminal', arguments: { command: 'echo fine' } }] }, { text: 'Later one denied.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('Say rm later');
+    const [asked, plain] = [chat.card(0), chat.card(1)];
+    await chat.waitForStatus(asked, 'Waiting for your decision');
+    await chat.waitForStatus(plain, 'Waiting for your decision');
+    expect(await asked.getByTestId('rule-asked').count()).toBe(0);
+
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      await client.trpc.rules.add.mutate({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', reason: 'no deleting later' });
+    } finally {
+      await client.close();
+    }
+    // The card learns it from the chat's waiting list, which the rule's judgement of the waiting calls changed.
+    await asked.getByTestId('rule-asked').waitFor();
+    expect(await asked.getByTestId('rule-asked').locator('q').allTextContents()).toStrictEqual(['no deleting later']);
+    expect(await plain.getByTestId('rule-asked').count()).toBe(0);
+    const bar = page.getByRole('region', { name: 'Waiting tool calls' });
+    await bar.getByRole('note').filter({ hasText: 'Allow all leaves out the one a deny rule asked about (its card says why)' }).waitFor();
+    await chat.button(bar, 'Allow all').click();
+    await chat.waitForStatus(plain, 'Allowed, waiting its turn');
+    await chat.waitForStatus(asked, 'Waiting for your decision');
+    await chat.button(asked, 'Deny terminal').click();
+    await chat.waitForStatus(plain, 'Done');
+    await chat.waitForText('Later one denied.');
+  });
+
   it("trusts the workspace file's content as shown, asks again once the file changes until the new content is trusted, and shows an invalid file's problems", async () => {
     const rulesFile = join(suite.airlock.workspace, '.airlock', 'rules.json');
     const writeRules = (rules: unknown[]) => writeFile(rulesFile, JSON.stringify({ version: 1, rules }));

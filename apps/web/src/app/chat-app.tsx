@@ -126,6 +126,11 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   const unread = settingUnknown && detail.isError;
   const confirm = useConfirmToolCalls(current.id, summary, settingUnknown);
   const waiting = useWaitingApprovals(running);
+  // Calls a deny rule added after they were put up asked about: their tool-start, sent before, does not say so.
+  const askedLater = useMemo(
+    () => new Map(waiting.all.filter((approval) => approval.sessionId === current.id && approval.exactGrantsOnly === true).map((approval) => [approval.approvalId, approval.askedBecause])),
+    [waiting.all, current.id],
+  );
   const drafts = useTabDrafts(waiting);
   useAttentionSignals(waiting.all.length);
   const waitingDecision = useDecideWaiting();
@@ -220,6 +225,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
               // Not known yet: no "confirmation is off" banner until the chat's setting says so.
               confirmToolCalls={confirm.value ?? true}
               onConfirmToolCalls={confirm.set}
+              askedLater={askedLater}
             />
           </WaitingDraftsContext>
         </div>

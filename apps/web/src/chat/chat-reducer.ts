@@ -333,7 +333,7 @@ export function earlierItems(start: number, messages: readonly StoredMessage[], 
 }
 
 /** Calls still waiting for the person, in order. */
-export function undecidedCalls(state: ChatState): ToolCallView[] {
+export function undecidedCalls(state: Pick<ChatState, 'items'>): ToolCallView[] {
   return state.items.flatMap((item) =>
     item.kind === 'tool' && (item.call.state.status === 'awaiting-decision' || item.call.state.status === 'deciding') ? [item.call] : [],
   );

@@ -1,6 +1,7 @@
-import { useCallback, useRef } from 'react';
+import { useCallback, useMemo, useRef } from 'react';
 import type { RunOptions, ToolInfo } from '../lib/api-types';
 import { GrantsPanel } from '../grants/grants-panel';
+import { markAskedLater, type AskedLater } from './asked-later';
 import { undecidedCalls } from './chat-reducer';
 import { ChatTranscript } from './chat-transcript';
 import { Composer, focusAndType } from './composer';
@@ -8,6 +9,8 @@ import { CurrentSessionContext, FocusComposerContext } from './current-session';
 import { PendingBar } from './pending-bar';
 import { proseText } from './prose-text';
 import { useChatSession } from './use-chat-session';
+
+const NONE_ASKED_LATER: AskedLater = new Map();
 
 export interface ChatViewProps {
   sessionId: string;
@@ -19,13 +22,16 @@ export interface ChatViewProps {
   onActivity: () => void;
   /** The chat's own setting: off, calls run without asking. */
   confirmToolCalls: boolean;
+  /** Its waiting calls a deny rule added after they were put up asked about (from the waiting list). Default none. */
+  askedLater?: AskedLater;
   onConfirmToolCalls: (value: boolean) => void;
 }
 
-export function ChatView({ sessionId, isNew, tools, runOptions, connected, onActivity, confirmToolCalls, onConfirmToolCalls }: ChatViewProps) {
+export function ChatView({ sessionId, isNew, tools, runOptions, connected, onActivity, confirmToolCalls, onConfirmToolCalls, askedLater = NONE_ASKED_LATER }: ChatViewProps) {
   const chat = useChatSession({ sessionId, isNew, onActivity });
   const following = chat.state.run?.phase === 'following';
-  const undecided = undecidedCalls(chat.state);
+  const items = useMemo(() => markAskedLater(chat.state.items, askedLater), [chat.state.items, askedLater]);
+  const undecided = undecidedCalls({ items });
   const messageBox = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback((typed: string) => {
     if (messageBox.current !== null) focusAndType(messageBox.current, typed);
@@ -52,7 +58,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
       )}
       <CurrentSessionContext value={sessionId}>
         <FocusComposerContext value={focusComposer}>
-          <ChatTranscript items={chat.earlierItems.length === 0 ? chat.state.items : [...chat.earlierItems, ...chat.state.items]} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+          <ChatTranscript items={chat.earlierItems.length === 0 ? items : [...chat.earlierItems, ...items]} run={chat.state.run} tools={tools} onDecide={chat.decide} />
         </FocusComposerContext>
       </CurrentSessionContext>
       {chat.load.error !== null && (
