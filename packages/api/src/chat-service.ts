@@ -1527,9 +1527,15 @@ export class ChatService {
       for (const grant of held) {
         if (!kept.has(grant.grantId) && !this.savingGrants.has(grant.grantId) && !changed.has(grant.grantId)) this.registry.revokeGrant(grant.sessionId, grant.grantId);
       }
-      for (const grant of stored) {
-        if (changed.has(grant.grantId) || !this.sessions.has(grant.sessionId)) continue;
-        if (!this.registry.listGrants(grant.sessionId).some((candidate) => candidate.grantId === grant.grantId)) this.registry.restoreGrant(grant);
+      const missed = stored.filter((grant) => this.sessions.has(grant.sessionId) && !this.registry.listGrants(grant.sessionId).some((candidate) => candidate.grantId === grant.grantId));
+      // A rule of another instance may have been missed with them: the rules are read again, and the chats' waiting
+      // calls judged by them, before a missed grant can release one (as for a grant heard of in time).
+      const judged = new Set(missed.map((grant) => grant.sessionId).filter((sessionId) => this.registry.listPending(sessionId).length > 0));
+      if (judged.size > 0) await this.options.rules?.reload?.();
+      for (const sessionId of judged) await this.judgeBeforeGrant(sessionId);
+      for (const grant of missed) {
+        if (changed.has(grant.grantId) || this.registry.listGrants(grant.sessionId).some((candidate) => candidate.grantId === grant.grantId)) continue;
+        this.registry.restoreGrant(grant);
       }
     } finally {
       this.grantChanges.delete(changed);

@@ -1428,6 +1428,47 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       }
     });
 
+    /** A call put up with no rule, then, before any judgement of the waiting calls marks it, a rule that cannot tell it from one it denies, and a grant. */
+    async function grantedAsRuleLands(grantArguments?: Record<string, unknown>) {
+      // Grants of a tool that runs code name their exact arguments; those of one that does not cover any call of it.
+      const python = recordingTool('python', { executesCode: grantArguments !== undefined });
+      const registry = new ApprovalRegistry();
+      let version = 1;
+      let landed = false;
+      const asks = { effect: 'ask' as const, ruleId: 'rule_key', description: [{ text: 'Deny reading ' }, { code: 'secret/**' }] };
+      const model = new ScriptedModel([pythonCall('read the hard link'), textStep('ok')]);
+      const run = loop({
+        messages: [{ role: 'user', content: 'hi' }],
+        registry,
+        sessionId: SESSION,
+        tools: [python.tool],
+        model,
+        policy: async () => (landed ? asks : undefined),
+        policyVersion: () => version,
+      });
+      const collected = await collectRun(run, (event) => {
+        if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+        landed = true;
+        version++;
+        registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: grantArguments !== undefined, toolVersion: toolVersion(python.tool), ...(grantArguments === undefined ? {} : { arguments: grantArguments }) });
+      });
+      model.assertConsumed();
+      return { ...collected, calls: python.calls, asks };
+    }
+
+    it('does not run a call a grant for any call of its tool released, when a deny rule added as it waited cannot tell it from one it denies (found in review)', async () => {
+      const { events, result, calls, asks } = await grantedAsRuleLands();
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', source: 'rule', ruleId: 'rule_key', rule: asks.description }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied' }]);
+      expect(result.messages.at(-2)).toMatchObject({ role: 'tool', content: expect.stringContaining('call it again to have the person asked') });
+    });
+
+    it('runs such a call released by a grant for its exact arguments (a tool that runs code)', async () => {
+      const { calls } = await grantedAsRuleLands({ code: 'read the hard link' });
+      expect(calls).toStrictEqual([{ code: 'read the hard link' }]);
+    });
+
     it('an allow rule runs the call unasked and names the rule', async () => {
       const python = recordingTool('python');
       let asked = 0;

@@ -699,7 +699,7 @@ async function* reportDecisionsUntil(
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
-  rules: Rules & Pick<RunToolLoopOptions, 'registry'>,
+  rules: Rules & Pick<RunToolLoopOptions, 'registry' | 'sessionId'>,
   /** Whether to stop waiting, answering undefined, so the run can be parked at call `index`. */
   parkable: (at: number) => boolean = () => false,
 ): AsyncGenerator<LoopEvent, Reported | undefined, undefined> {
@@ -725,7 +725,7 @@ async function* runReportingDecisions<T>(
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
-  rules: Rules & Pick<RunToolLoopOptions, 'registry'>,
+  rules: Rules & Pick<RunToolLoopOptions, 'registry' | 'sessionId'>,
 ): AsyncGenerator<LoopEvent, T, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
@@ -1077,7 +1077,7 @@ function decisionEvent(call: ToolCall, approvalId: string, outcome: Reported): L
  * person added while it waited, or one that matches the arguments they edited it to (a call no rule has seen),
  * refuses it, as it would have refused the call when it was put up. No allow gets round a deny rule.
  */
-async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: DecisionOutcome, offered: readonly AnyTool[], rules: Rules): Promise<Reported> {
+async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: DecisionOutcome, offered: readonly AnyTool[], rules: Rules & Pick<RunToolLoopOptions, 'registry' | 'sessionId'>): Promise<Reported> {
   const { policy } = rules;
   if (outcome.decision !== 'allow' || !policy) return outcome;
   const edited = outcome.editedArguments;
@@ -1087,13 +1087,28 @@ async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: Deci
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return outcome;
   const asRun = edited === undefined ? call : { ...call, arguments: edited };
-  // Only a deny acts here (the person's allow stands otherwise, an ask included: the person is who was to decide),
+  const preview = await policy(asRun, tool, { preview: true });
+  // A grant for any call of the tool released a call a deny rule, changed since it was put up, cannot tell from one it
+  // denies: such a call is released only by a grant for its exact arguments (see openGate). The judgement of the
+  // waiting calls that marks it may not have come before the grant did (a rule added as the grant was made): it is
+  // not run, and the model is told to call again, to be asked.
+  if (preview?.effect === 'ask' && preview.onlyWhenConfirming !== true && outcome.source === 'grant' && !grantedExactly(outcome, rules)) {
+    const reason = `${preview.message ?? reasonText(preview.description)} (it cannot tell this call from one it denies, and only a grant for these exact arguments, not one for any call of the tool, releases such a call; call it again to have the person asked)`;
+    return { decision: 'deny', source: 'rule', reason, verdict: { ...preview, effect: 'deny', message: reason } };
+  }
+  // Only a deny acts here otherwise (the person's allow stands, an ask included: the person is who was to decide),
   // so only a deny is asked for as a decision that counts.
-  if ((await policy(asRun, tool, { preview: true }))?.effect !== 'deny') return outcome;
+  if (preview?.effect !== 'deny') return outcome;
   const verdict = await policy(asRun, tool);
   if (verdict?.effect !== 'deny') return outcome;
   const reason = verdict.message ?? reasonText(verdict.description);
   return edited === undefined ? { decision: 'deny', source: 'rule', reason, verdict } : { decision: 'deny', source: 'rule', reason, editedArguments: edited, verdict };
+}
+
+/** Whether the grant that released a call covers its exact arguments (one revoked since counts as not). */
+function grantedExactly(outcome: DecisionOutcome, rules: Pick<RunToolLoopOptions, 'registry' | 'sessionId'>): boolean {
+  const grant = outcome.grantId === undefined ? undefined : rules.registry.listGrants(rules.sessionId).find((candidate) => candidate.grantId === outcome.grantId);
+  return grant?.arguments !== undefined && grant.arguments !== null;
 }
 
 /** The result the model sees for a call that was not allowed; an edit the person made is told too. */
