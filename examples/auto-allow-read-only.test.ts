@@ -396,7 +396,7 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(terminal.calls).toStrictEqual(['echo ONE']);
   });
 
-  it('logs the deny a rule made of its allow, not the allow, when a deny rule added while the card waited refuses it', async () => {
+  it("withdraws the question and logs the rule's deny when a deny rule added while the card waited catches the call", async () => {
     await using fake = await startFakeOpenAIServer();
     const terminal = recordingTool('terminal', { executesCode: true });
     const workspace = await mkdtemp(join(tmpdir(), 'airlock-example-rules-'));
@@ -405,15 +405,15 @@ describe('examples/auto-allow-read-only.ts', () => {
     fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }] }, { text: 'Refused.' });
     await using example = runExample(airlock, ['--session', 's-deny-rule', 'tidy up']);
     await example.shows('allow?');
+    // The server judges the waiting call by the new rule and denies it at once: the question is withdrawn, unanswered.
     await airlock.rules!.add({ effect: 'deny', tool: 'terminal', match: { kind: 'exact-arguments', arguments: { text: 'rm -rf build' } }, scope: { kind: 'global' }, source: 'user' });
-    example.answer('y');
+    await example.shows('⏺ terminal: deny stood (rule)\n');
+    example.close();
     expect(await example.exited, example.stderr).toBe(0);
 
     expect(terminal.calls).toStrictEqual([]);
-    expect(example.ledger()).toStrictEqual([
-      expect.objectContaining({ toolName: 'terminal', decision: 'deny', by: 'elsewhere', source: 'rule', status: 'resolved', attempted: { decision: 'allow', by: 'person' } }),
-    ]);
-    expect(example.stderr).toContain('taken, but not as given: deny stood (rule)');
+    expect(example.ledger()).toStrictEqual([expect.objectContaining({ toolName: 'terminal', decision: 'deny', by: 'elsewhere', source: 'rule', status: 'already-decided' })]);
+    expect(example.ledger()[0]).not.toHaveProperty('attempted');
   });
 
   it('asks about a read-only call a deny rule asked about, saying why, rather than allow it by its read-only rule', async () => {
