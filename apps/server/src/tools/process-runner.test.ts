@@ -37,6 +37,11 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
     });
   }
 
+  test('ends when the command leaves a FIFO where the sandbox checks its space once it ended (found in review)', async () => {
+    const result = await sh('mkfifo /tmp/.airlock-space-left /dev/shm/.airlock-space-left 2>/dev/null; echo done', { timeoutMs: 15_000 });
+    expect([result.stoppedBy, result.exitCode, result.output]).toStrictEqual([undefined, 0, 'done\n']);
+  });
+
   test('a timeout stops the command and everything it started', async () => {
     const token = uniqueToken();
     try {

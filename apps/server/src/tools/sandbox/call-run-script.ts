@@ -34,9 +34,10 @@ export function sandboxRunScript(tmpfsMiB: number | undefined): string {
     // Builtins only: the command's processes may hold every process the call may run, and a shell that cannot fork
     // ends there, its command's exit status lost. A write of one byte takes a page of a tmpfs: it fails only when
     // the space (or the room for files) ran out.
+    // Only into a regular file or none: one the command left as a FIFO would hold the write, and the call, for good.
     ...['/tmp', '/dev/shm'].map(
       (place) =>
-        `if ! { printf x > ${place}/${PROBE_NAME}; } 2>/dev/null; then echo "airlock: this call's ${place} ran out of space: it holds at most ${size} MiB, in memory (--tool-tmp-size); write larger files in the workspace"; fi; : > ${place}/${PROBE_NAME} 2>/dev/null`,
+        `if [ ! -e ${place}/${PROBE_NAME} ] || { [ -f ${place}/${PROBE_NAME} ] && [ ! -L ${place}/${PROBE_NAME} ]; }; then if ! { printf x > ${place}/${PROBE_NAME}; } 2>/dev/null; then echo "airlock: this call's ${place} ran out of space: it holds at most ${size} MiB, in memory (--tool-tmp-size); write larger files in the workspace"; fi; : > ${place}/${PROBE_NAME} 2>/dev/null; fi`,
     ),
     'exit $status',
   ].join('\n');
