@@ -24,10 +24,8 @@ import { useWaitingApprovals, WAITING_FALLBACK_MS } from '../waiting/use-waiting
 import { useWaitingNavigation } from '../waiting/use-waiting-navigation';
 import { WaitingList } from '../waiting/waiting-list';
 import { ModelBadge } from './model-badge';
-import { SandboxNotice } from './sandbox-notice';
 import { WorkspaceNote } from './workspace-note';
-import { ModelWarning } from './model-warning';
-import { WorkspaceWarning } from './workspace-warning';
+import { HeaderNotice } from './header-notice';
 
 const CURRENT_SESSION_KEY = 'airlock.session';
 
@@ -205,9 +203,9 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
             <h1 className="chat-title">{summary === undefined ? 'New chat' : proseText(summary.title)}</h1>
           )}
           <ModelBadge info={model.data} />
-          <ModelWarning warning={model.data?.modelWarning} />
-          <SandboxNotice sandbox={model.data?.sandbox} />
-          <WorkspaceWarning warning={model.data?.workspaceWarning} />
+          <HeaderNotice label="Model not confirmed by its server" warning={model.data?.modelWarning} />
+          <HeaderNotice label="Tools run without a sandbox" warning={model.data?.sandbox?.kind === 'none' ? model.data.sandbox.reason : undefined} />
+          <HeaderNotice label="The workspace holds your home folder" warning={model.data?.workspaceWarning} />
           <ConnectionIndicator state={connection} />
         </header>
         {rulesOpen && <RulesPage onClose={() => setRulesOpen(false)} />}
