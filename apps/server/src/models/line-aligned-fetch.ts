@@ -37,9 +37,10 @@ export function lineAlignedFetch(baseFetch: typeof fetch = fetch): typeof fetch 
     if (response.body === null) return response;
     const rebuilt = (body: ReadableStream<Uint8Array>) => new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     if (!response.ok) return rebuilt(response.body.pipeThrough(boundedBody(MAX_MODEL_BODY_BYTES)));
-    // Some proxies and servers label an event stream `application/json` (or text/plain): what the body starts with says which it is.
-    const labelled = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    const { whole, body } = labelled ? { whole: false, body: response.body } : await sniffedBody(response.body);
+    // Whatever its label, what the body starts with says which it is: some proxies and servers label an event stream
+    // `application/json` (or text/plain), and a server that ignores `stream: true`, or a proxy rewriting the type, labels
+    // a whole completion `text/event-stream` (read as a stream, it held no event: the turn ended as cut off, its calls lost).
+    const { whole, body } = await sniffedBody(response.body);
     if (!whole) return rebuilt(body.pipeThrough(withoutByteOrderMark()).pipeThrough(wholeEvents(MAX_MODEL_LINE_BYTES)));
     const answer = rebuilt(body.pipeThrough(boundedBody(MAX_MODEL_LINE_BYTES)));
     wholeAnswers.add(answer);

@@ -497,6 +497,18 @@ describe('OpenAICompatibleModel', () => {
       ]);
     });
 
+    it('reads a whole completion labelled as an event stream as the completion it is, its tool calls too', async () => {
+      const body = completion({ content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }] }, 'tool_calls');
+      await using server = await answeringServer('text/event-stream; charset=utf-8', `\n${body}`);
+
+      const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(parts).toStrictEqual([
+        { type: 'tool-call', id: 'call_a', name: 'read_file', arguments: '{"path":"README.md"}' },
+        { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 5, outputTokens: 7 } },
+      ]);
+    });
+
     it('says so when the answer is neither an event stream nor JSON', async () => {
       await using server = await answeringServer('text/html', '<html><body>Sign in to continue</body></html>');
 
