@@ -1,6 +1,5 @@
-import type { LoopEvent } from '@airlock/core';
-import type { AirlockStore, AppendEventInput, StoredRun } from './store';
-import { endOfUnended } from './unended-calls';
+import type { AirlockStore, StoredRun } from './store';
+import { closeUnendedCalls } from './unended-calls';
 
 /** What the run-end of a run set aside says: `record` names the damaged record and why it does not read. */
 export function setAsideText(record: string): string {
@@ -17,32 +16,6 @@ export function setAsideText(record: string): string {
  */
 export async function setAsideRun(store: AirlockStore, run: StoredRun, record: string, fence?: number): Promise<void> {
   const at = Date.now();
-  const ended = await store.loadLastEvent(run.runId).then(
-    (last) => last?.type === 'run-end',
-    () => false,
-  );
-  if (!ended) {
-    const unended = await store.listRunToolCalls(run.runId).then(
-      (records) => records.filter((call) => call.outcome === null),
-      () => [],
-    );
-    let seq = await store.lastEventSeq(run.runId);
-    const write = (event: LoopEvent, extra: Partial<AppendEventInput> = {}): AppendEventInput => ({
-      runId: run.runId,
-      sessionId: run.sessionId,
-      seq: ++seq,
-      event,
-      at,
-      ...(fence === undefined ? {} : { fence }),
-      ...extra,
-    });
-    const inputs = unended.map((call) => {
-      const { outcome, result } = endOfUnended(call);
-      const event: LoopEvent = { type: 'tool-end', toolCallId: call.toolCallId, toolName: call.toolName, outcome, result, ...(outcome === 'interrupted' && call.startedAt !== null ? { startedAt: call.startedAt } : {}) };
-      return write(event, { ledger: { kind: 'end', toolCallId: call.toolCallId, outcome, result, endedAt: at } });
-    });
-    inputs.push(write({ type: 'run-end', runId: run.runId, reason: 'error', error: setAsideText(record) }));
-    await store.appendEvents(inputs);
-  }
+  await closeUnendedCalls(store, { runId: run.runId, sessionId: run.sessionId, answer: new Set(), error: setAsideText(record), at, damaged: true, ...(fence === undefined ? {} : { fence }) });
   await store.endRun(run.runId, 'error', at, fence);
 }

@@ -41,6 +41,11 @@ export interface CloseUnendedInput {
   at: number;
   /** With a cluster: the writer's fencing token for the run. */
   fence?: number;
+  /**
+   * The run is set aside for a damaged record: a last event or call rows that do not read count as none (a run-end is
+   * written; no call gets an end), rather than failing the write. Default false.
+   */
+  damaged?: boolean;
 }
 
 /** What closeUnendedCalls wrote. */
@@ -57,9 +62,10 @@ export interface ClosedRun {
  * run whose run-end is stored has every call's end before it: nothing is written (undefined), after one read.
  */
 export async function closeUnendedCalls(store: AirlockStore, input: CloseUnendedInput): Promise<ClosedRun | undefined> {
-  const last = await store.loadLastEvent(input.runId);
+  const readable = <T>(read: Promise<T>, otherwise: T): Promise<T> => (input.damaged === true ? read.catch(() => otherwise) : read);
+  const last = await readable(store.loadLastEvent(input.runId), undefined);
   if (last?.type === 'run-end') return undefined;
-  const unended = (await store.listRunToolCalls(input.runId)).filter((record) => record.outcome === null);
+  const unended = (await readable(store.listRunToolCalls(input.runId), [])).filter((record) => record.outcome === null);
   const closed: ClosedRun = { calls: [], messages: [] };
   let seq = await store.lastEventSeq(input.runId);
   const write = (event: LoopEvent, extra: Partial<AppendEventInput> = {}): AppendEventInput => ({
