@@ -1,4 +1,4 @@
-import type { AnyTool, ApprovalRegistry, PendingApproval } from '@airlock/core';
+import type { AnyTool, ApprovalRegistry, AskedBecause, PendingApproval, PolicyVerdict } from '@airlock/core';
 import type { RuleService } from './context';
 import type { AirlockStore } from './store';
 
@@ -23,6 +23,9 @@ export interface WaitingCallsJudgeOptions {
  * up under that rule: else "Always allow" on a sibling of its tool, a grant for any call of the tool, let it run with
  * no person's allow.
  */
+/** The rule id a call held because the rules could not judge it again is listed with (no rule asked about it). */
+export const UNJUDGED = 'rules-unread';
+
 export class WaitingCallsJudge {
   private running: Promise<void> = Promise.resolve();
   /** A pass of every session is queued and not started: a change meanwhile needs no other. */
@@ -57,22 +60,37 @@ export class WaitingCallsJudge {
   }
 
   private async judgeSession(sessionId: string): Promise<void> {
-    const { registry, rules, store } = this.options;
+    const { registry, rules } = this.options;
     for (const call of registry.listPending(sessionId)) {
       const tool = this.options.toolOf(call);
       if (tool === undefined) continue;
-      const verdict = await rules.evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool, { preview: true });
+      let verdict: PolicyVerdict | undefined;
+      try {
+        verdict = await rules.evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool, { preview: true });
+      } catch (error) {
+        // A call the changed rules could not judge (the workspace's rules file unreadable, say) may be one they hold:
+        // it is held as one a deny rule cannot tell from one it denies, and its card says why. The other calls are
+        // judged still.
+        const detail = error instanceof Error ? error.message : String(error);
+        this.options.log(`Could not judge ${call.approvalId} again by the rules (${detail}): only a grant for its exact arguments releases it`);
+        await this.holdToExactGrants(call, sessionId, { ruleId: UNJUDGED, reason: [{ text: `The rules changed while this call waited and could not judge it again (${detail}): it is released only by an allow of these exact arguments, not by a grant for any call of its tool` }] });
+        continue;
+      }
       if (verdict?.effect === 'deny') {
         registry.denyByRule(call.approvalId, sessionId, { ...verdict, effect: 'deny' });
         continue;
       }
       if (call.exactGrantsOnly === true || verdict?.effect !== 'ask' || verdict.onlyWhenConfirming === true) continue;
-      const askedBecause = { ruleId: verdict.ruleId, reason: verdict.description };
-      if (!registry.requireExactGrants(call.approvalId, sessionId, askedBecause)) continue;
-      this.options.changed(sessionId);
-      // Kept for the call as restored after a restart or by the instance taking its run over, and for the waiting
-      // list of every instance; a write that fails leaves it marked here, where its run is driven.
-      await store.requireExactGrants(call.runId, call.toolCallId, askedBecause).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
+      await this.holdToExactGrants(call, sessionId, { ruleId: verdict.ruleId, reason: verdict.description });
     }
+  }
+
+  private async holdToExactGrants(call: PendingApproval, sessionId: string, askedBecause: AskedBecause): Promise<void> {
+    const { registry, store } = this.options;
+    if (!registry.requireExactGrants(call.approvalId, sessionId, askedBecause)) return;
+    this.options.changed(sessionId);
+    // Kept for the call as restored after a restart or by the instance taking its run over, and for the waiting
+    // list of every instance; a write that fails leaves it marked here, where its run is driven.
+    await store.requireExactGrants(call.runId, call.toolCallId, askedBecause).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
   }
 }
