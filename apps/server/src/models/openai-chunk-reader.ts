@@ -66,6 +66,8 @@ interface PendingCall {
   size: number;
   /** The longest the arguments have been (as `size`): only arguments growing past it are the turn's progress. */
   longest: number;
+  /** How many pieces of text, not empty, the arguments were sent in. */
+  textPieces: number;
 }
 
 /** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
@@ -206,11 +208,12 @@ export class OpenAIChunkReader {
     if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new AnswerLimitError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
-    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined, name ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined);
+    const piece = delta.function?.arguments;
+    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined, name ?? undefined, piece ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
-      call = { id: '', name: '', arguments: '', size: 0, longest: 0 };
+      call = { id: '', name: '', arguments: '', size: 0, longest: 0, textPieces: 0 };
       this.calls.set(index, call);
     }
     this.lastIndex = index;
@@ -232,11 +235,11 @@ export class OpenAIChunkReader {
     // Arguments sent whole replace what came before, and text after them starts over. Only arguments longer than the
     // call's have ever been are new: a server alternating whole arguments and one character made progress at each
     // character, and held its place to the turn limit with a call that never changed.
-    const piece = delta.function?.arguments;
     if (typeof piece === 'string') {
       const sofar = typeof call.arguments === 'string' ? call.arguments : '';
       this.countArguments(call, sofar.length + piece.length);
       call.arguments = sofar + piece;
+      if (piece !== '') call.textPieces = sofar === '' ? 1 : call.textPieces + 1;
     } else if (piece) {
       this.countArguments(call, jsonLength(piece));
       call.arguments = piece;
@@ -275,17 +278,23 @@ export class OpenAIChunkReader {
   /**
    * For servers that omit `index`: a piece with a call's id goes to that call, and a new id starts a new call. With no
    * id, so does a name that does not go on from the last call's, or any name once the last call's arguments came whole
-   * as an object; anything else continues the last one (a server may repeat a call's name in each of its pieces). A
-   * server sending whole calls with neither had them read as one: the last one's arguments, sent as an object, under
-   * the first one's name, the others dropped unseen.
+   * as an object, and arguments that are a whole JSON object after the last call's, sent whole as one piece of text
+   * (no object goes on from a whole one); anything else continues the last one (a server may repeat a call's name in
+   * each of its pieces). A server sending whole calls with neither had them read as one: the last one's arguments, sent
+   * as an object, under the first one's name, the others dropped unseen, or, sent as text, all of them joined
+   * (`{"path":"a"}{"path":"b"}`, refused as not JSON).
    */
-  private indexWithoutOne(id: string | undefined, name: string | undefined): number {
+  private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number {
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
     if (id !== undefined && id !== '') for (const [index, call] of this.calls) if (call.id === id) return index;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = id === undefined || id === '';
-      const anotherCall = anonymous && name !== undefined && name !== '' && last.name !== '' && (typeof last.arguments !== 'string' || !name.startsWith(last.name));
+      const anotherCall =
+        (anonymous && name !== undefined && name !== '' && last.name !== '' && (typeof last.arguments !== 'string' || !name.startsWith(last.name))) ||
+        // Joined, two whole objects are never JSON, so no call that would read is split. Parsed only while the last call's
+        // arguments are one piece: a piece that is no whole object joins them, which then are two.
+        (typeof piece === 'string' && last.textPieces === 1 && isJsonObjectText(piece) && typeof last.arguments === 'string' && isJsonObjectText(last.arguments));
       if ((anonymous || last.id === '' || last.id === id) && !anotherCall) return this.lastIndex;
     }
     let next = 0;
@@ -300,6 +309,17 @@ function jsonLength(value: Record<string, unknown>): number {
     return JSON.stringify(value).length;
   } catch {
     throw new MalformedChunkError('the arguments of a tool call are nested too deeply');
+  }
+}
+
+/** Whether `text` is one whole JSON object (blank space around it allowed). */
+function isJsonObjectText(text: string): boolean {
+  if (!text.trimStart().startsWith('{')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -669,6 +669,31 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads two whole calls of one tool, each with its arguments as text and with neither an index nor an id, as two calls, and a call sent in pieces so as one', async () => {
+      const piece = (name: string | undefined, args: string) => chunk({ tool_calls: [{ type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
+      const whole = await rawServer([`${piece('read_file', '{"path":"a.txt"}')}\n\n${piece('read_file', '{"path":"b.txt"}')}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`]);
+      const pieces = await rawServer([
+        `${piece('write_file', '{"path":"a.txt",')}\n\n${piece('write_file', '"text":"{}"')}\n\n${piece(undefined, '}')}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      ]);
+      try {
+        const two = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const one = await collect(new OpenAICompatibleModel({ baseURL: pieces.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(two).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"a.txt"}' },
+          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"b.txt"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+        expect(one).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'write_file', arguments: '{"path":"a.txt","text":"{}"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await whole.close();
+        await pieces.close();
+      }
+    });
+
     it('assembles calls interleaved without an index by their ids, each piece to the call of its id', async () => {
       const piece = (id: string, name: string | undefined, args: string) => chunk({ tool_calls: [{ id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
       const server = await rawServer([
