@@ -22,6 +22,15 @@ describe('OpenAIChunkReader', () => {
     expect(reader.push(delta({ reasoning: 'b', reasoning_content: 'b' }))).toStrictEqual([{ type: 'reasoning-delta', text: 'b' }]);
   });
 
+  it('reads the reasoning under either name when the other is sent empty, and never as the answer', () => {
+    const reader = new OpenAIChunkReader();
+
+    expect(reader.push(delta({ reasoning_content: '', reasoning: 'The user wants a listing.' }))).toStrictEqual([{ type: 'reasoning-delta', text: 'The user wants a listing.' }]);
+    expect(reader.push(delta({ reasoning_content: 'Run ls.', reasoning: '' }))).toStrictEqual([{ type: 'reasoning-delta', text: 'Run ls.' }]);
+    expect(reader.push(delta({ reasoning_content: '', reasoning: '', content: 'Here.' }, 'stop'))).toStrictEqual([{ type: 'text-delta', text: 'Here.' }]);
+    expect(reader.finish()).toStrictEqual([{ type: 'finish', reason: 'stop' }]);
+  });
+
   it('keeps the first id and name when a server repeats them in every piece', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '{"command":' } }] }));

@@ -130,8 +130,9 @@ export class OpenAIChunkReader {
       const index = choice.index ?? place;
       if (index !== 0) throw new MalformedChunkError(`the answer holds a second choice (index ${index}); one answer was asked for`);
       const delta = choice.delta;
-      // Some servers send the same text under both names; one of them is enough.
-      const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+      // Some servers send the same text under both names; one of them is enough. One sent empty is none: the other's
+      // text was dropped unseen under it.
+      const reasoning = delta?.reasoning_content || delta?.reasoning;
       this.refuseAfterFinish(Boolean(reasoning || delta?.content), (delta?.tool_calls ?? []).length > 0);
       if (reasoning) {
         this.reasoningChars += reasoning.length;
