@@ -249,11 +249,12 @@ describe('a client that stops reading', () => {
   }, 60_000);
 
   it('is closed with 1013 and a reason, the one that went the longest without reading first, once the sockets together hold more unsent than the server keeps; one under it is not, and gets all once it reads (found in review)', async () => {
-    // Each read of the chat is an answer of 6 MB, more than the kernel's buffers take from a client that reads nothing.
+    // Each read of the chat is an answer of 6 MB, more than the kernel's buffers take from a client that reads nothing:
+    // one socket holds one, counted whole until it is all written, under the total; two hold more than it.
     const text = '€'.repeat(2_000_000);
     await using running = await startTestServer({
       steps: [[{ type: 'text-delta', text }, { type: 'finish', reason: 'stop' }]],
-      sendWindow: { highWaterBytes: 256 * 1024, stallMs: 60_000, totalBytes: 3 * 2 ** 20 },
+      sendWindow: { highWaterBytes: 256 * 1024, stallMs: 60_000, totalBytes: 9 * 2 ** 20 },
     });
     await using reader = connectClient(running.server);
     await runToEnd(reader.client, 'big', 'big-run');
@@ -279,7 +280,7 @@ describe('a client that stops reading', () => {
     await using second = await slowReader(2);
     await vi.waitFor(() => expect(running.lines.filter((line) => line.startsWith('Closed a connection holding'))).toHaveLength(1), { timeout: 30_000 });
     expect(running.lines.find((line) => line.startsWith('Closed a connection holding'))).toMatch(
-      /^Closed a connection holding \d+ KiB unsent: the connections' send buffers together held more than 3 MiB, and it had gone the longest without reading$/,
+      /^Closed a connection holding \d+ KiB unsent: the connections' send buffers together held more than 9 MiB, and it had gone the longest without reading$/,
     );
     first.tcp.resume();
     expect(await first.closed).toStrictEqual({ code: 1013, reason: 'the server holds too much unsent for slow connections: this one went the longest without reading' });

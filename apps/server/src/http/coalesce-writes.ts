@@ -3,6 +3,14 @@ import type { WebSocket } from 'ws';
 
 /** Frames held back past this many bytes go out at once rather than at the end of the tick. */
 const FLUSH_BYTES = 64 * 1024;
+/** What `ws` is told of text handed to it as bytes, which it would otherwise send as a binary frame. */
+const AS_TEXT = Object.freeze({ binary: false });
+
+/** `ws.send`'s arguments after its data (options, a callback, or both) for text handed over as bytes. */
+function asText([options, callback]: unknown[]): unknown[] {
+  if (typeof options === 'function') return [AS_TEXT, options];
+  return [{ ...(options as object | undefined), binary: false }, callback];
+}
 
 /**
  * Makes the frames a socket sends within one tick of the event loop leave in one write.
@@ -13,6 +21,11 @@ const FLUSH_BYTES = 64 * 1024;
  * once the tick's promise jobs are done, so everything sent in that burst goes out in one writev.
  * A burst bigger than FLUSH_BYTES is written as it grows, so nothing waits behind a long stream.
  * `afterSend` runs after each frame is handed over (the send window's check).
+ *
+ * Text is handed to the socket as its UTF-8 bytes, still sent as a text frame: Node counts a string waiting to be
+ * written in characters, so the send window and the server's total unsent, which read what waits, let up to three
+ * times their bounds wait in characters of 3 bytes (found in review). The string would be encoded all the same on its
+ * way to the kernel; here it is encoded once, before it waits.
  */
 export function coalesceWrites(client: WebSocket, socket: Duplex, afterSend?: () => void): void {
   const send = client.send.bind(client) as (...args: unknown[]) => void;
@@ -22,13 +35,15 @@ export function coalesceWrites(client: WebSocket, socket: Duplex, afterSend?: ()
     corked = false;
     socket.uncork();
   };
-  client.send = ((...args: unknown[]): void => {
+  client.send = ((data: unknown, ...rest: unknown[]): void => {
     if (!corked) {
       corked = true;
       socket.cork();
       process.nextTick(flush);
     }
-    send(...args);
+    if (typeof data !== 'string') send(data, ...rest);
+    else if (rest.length === 0) send(Buffer.from(data), AS_TEXT);
+    else send(Buffer.from(data), ...asText(rest));
     if (socket.writableLength > FLUSH_BYTES) flush();
     afterSend?.();
   }) as WebSocket['send'];
