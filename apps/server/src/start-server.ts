@@ -15,6 +15,7 @@ import { holdLoopbackTwin, loopbackToHold, loopbackTwin, TwinAddressInUseError, 
 import { RequestGuard } from './http/request-guard';
 import { LinkCodes, type LinkCodesOptions } from './http/link-codes';
 import { freshRunHostname } from './http/run-hostname';
+import { healthAnswer } from './http/health';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { limitMessagesBeforeToken } from './http/before-token-limit';
@@ -397,8 +398,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (pathname === LINK_CODE_PATH) return exchangeLinkCode(req, res, headers);
     if (method !== 'GET' && method !== 'HEAD') return sendText(res, 405, 'Method Not Allowed', { ...headers, Allow: 'GET, HEAD' });
     if (pathname === '/healthz') {
-      const body = JSON.stringify({ ok: true, version: packageJson.version, activeRuns: services.chat.activeRunCount });
-      res.writeHead(200, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+      const health = healthAnswer(req.headers.authorization, config.token, () => ({ version: packageJson.version, activeRuns: services.chat.activeRunCount }));
+      const body = JSON.stringify(health.body);
+      res.writeHead(health.status, {
+        ...headers,
+        ...(health.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {}),
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+        'Cache-Control': 'no-store',
+      });
       res.end(method === 'HEAD' ? undefined : body);
       return;
     }

@@ -378,12 +378,34 @@ describe('HTTP endpoints', () => {
 
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(JSON.parse(answer.body)).toStrictEqual({ ok: true, version: expect.any(String), activeRuns: 0 });
+    expect(JSON.parse(answer.body)).toStrictEqual({ ok: true });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['x-frame-options']).toBe('DENY');
     expect(answer.headers['referrer-policy']).toBe('no-referrer');
     expect(answer.headers['x-dns-prefetch-control']).toBe('off');
     expect(answer.headers['content-security-policy']).toContain(`connect-src 'self' ws://127.0.0.1:${port}`);
+  });
+
+  it('/healthz says only that the server is up without the token; with it, its version and the runs going; a wrong token is refused with 401 (found in review)', async () => {
+    await using running = await startTestServer({ steps: [hangingStep('never')] });
+    const { port } = running.server;
+    const host = { Host: `127.0.0.1:${port}` };
+    await using connection = connectClient(running.server, { token: TOKEN });
+    const started = deferred<void>();
+    const run = connection.client.chat.stream.subscribe({ sessionId: 's1', runId: 'r1', message: 'go' }, { onData: () => started.resolve() });
+    await started.promise;
+    const body = async (headers: Record<string, string>) => {
+      const answer = await httpGet(port, '/healthz', { ...host, ...headers });
+      return [answer.status, JSON.parse(answer.body) as unknown];
+    };
+
+    expect(await body({})).toStrictEqual([200, { ok: true }]);
+    expect(await body({ Authorization: `Bearer ${TOKEN}` })).toStrictEqual([200, { ok: true, version: expect.any(String), activeRuns: 1 }]);
+    expect(await body({ Authorization: `bearer ${TOKEN}` })).toStrictEqual([200, { ok: true, version: expect.any(String), activeRuns: 1 }]);
+    for (const wrong of [`Bearer ${TOKEN}x`, 'Bearer', `Basic ${TOKEN}`, TOKEN]) {
+      expect(await body({ Authorization: wrong })).toStrictEqual([401, { problem: 'wrong-token' }]);
+    }
+    run.unsubscribe();
   });
 
   it('answers a request Node refuses before it reaches the server (headers too large, not HTTP) with the security headers', async () => {
