@@ -31,6 +31,17 @@ describe('OpenAIChunkReader', () => {
     expect(reader.finish()).toStrictEqual([{ type: 'finish', reason: 'stop' }]);
   });
 
+  it('reads a function_call sent beside the same call in tool_calls once, as the tool call', () => {
+    const reader = new OpenAIChunkReader();
+    const call = { name: 'read_file', arguments: '{"path":"a.txt"}' };
+    reader.push(delta({ function_call: call, tool_calls: [{ index: 0, id: 'c1', type: 'function', function: call }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
   it('keeps the first id and name when a server repeats them in every piece', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '{"command":' } }] }));

@@ -21,17 +21,17 @@ export const MAX_TOOL_CALL_ID_CHARS = 256;
  */
 export const MAX_TURN_TEXT_CHARS = 1_000_000;
 
+const functionSchema = z.object({
+  name: z.string().nullish(),
+  // An object is kept as the server sent it, not rebuilt: a record schema copies it key by key, and a key
+  // `__proto__` copied so is dropped unseen, where the loop refuses the call that holds it (parseToolArguments).
+  arguments: z.union([z.string(), z.custom<Record<string, unknown>>(isPlainObject, 'expected a string or an object')]).nullish(),
+});
+
 const toolCallDeltaSchema = z.object({
   index: z.number().int().min(0).max(MAX_STREAMED_TOOL_CALLS - 1).nullish(),
   id: z.string().nullish(),
-  function: z
-    .object({
-      name: z.string().nullish(),
-      // An object is kept as the server sent it, not rebuilt: a record schema copies it key by key, and a key
-      // `__proto__` copied so is dropped unseen, where the loop refuses the call that holds it (parseToolArguments).
-      arguments: z.union([z.string(), z.custom<Record<string, unknown>>(isPlainObject, 'expected a string or an object')]).nullish(),
-    })
-    .nullish(),
+  function: functionSchema.nullish(),
 });
 
 const chunkSchema = z.object({
@@ -45,6 +45,7 @@ const chunkSchema = z.object({
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
             tool_calls: z.array(toolCallDeltaSchema).nullish(),
+            function_call: functionSchema.nullish(),
           })
           .nullish(),
         finish_reason: z.string().nullish(),
@@ -133,7 +134,10 @@ export class OpenAIChunkReader {
       // Some servers send the same text under both names; one of them is enough. One sent empty is none: the other's
       // text was dropped unseen under it.
       const reasoning = delta?.reasoning_content || delta?.reasoning;
-      this.refuseAfterFinish(Boolean(reasoning || delta?.content), (delta?.tool_calls ?? []).length > 0);
+      // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
+      // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
+      const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
+      this.refuseAfterFinish(Boolean(reasoning || delta?.content), calls.length > 0);
       if (reasoning) {
         this.reasoningChars += reasoning.length;
         if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new AnswerLimitError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
@@ -146,7 +150,7 @@ export class OpenAIChunkReader {
         this.pieces++;
         parts.push({ type: 'text-delta', text: delta.content });
       }
-      for (const call of delta?.tool_calls ?? []) this.addToolCallDelta(call);
+      for (const call of calls) this.addToolCallDelta(call);
       // A cut-off answer stays so: a server ending each answer with "stop" as well would have its cut-off call pass as whole.
       if (choice.finish_reason && this.cutOff === undefined) this.finishReason = choice.finish_reason;
     }

@@ -694,6 +694,30 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads a call a server sends in the older function_call field, streamed in pieces or whole, as the call it is', async () => {
+      const piece = (call: Record<string, unknown>) => chunk({ function_call: call });
+      const streamed = await rawServer([`${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n${chunk({}, 'function_call')}\n\ndata: [DONE]\n\n`]);
+      await using whole = await answeringServer(
+        'application/json',
+        JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, function_call: { name: 'read_file', arguments: '{"path":"b.txt"}' } }, finish_reason: 'function_call' }] }),
+      );
+      try {
+        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(ofStreamed).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"a.txt"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+        expect(ofWhole).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"b.txt"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await streamed.close();
+      }
+    });
+
     it('assembles calls interleaved without an index by their ids, each piece to the call of its id', async () => {
       const piece = (id: string, name: string | undefined, args: string) => chunk({ tool_calls: [{ id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
       const server = await rawServer([
