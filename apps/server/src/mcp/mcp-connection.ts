@@ -15,6 +15,7 @@ import { loopbackPinnedFetch } from '../http/loopback-name';
 import { AnsweredStreamsTransport } from './answered-streams-transport';
 import { BoundedRequestsTransport } from './bounded-requests-transport';
 import { lfLineEndsFetch } from './event-stream-line-ends';
+import { clockDelay, type McpClock } from './mcp-clock';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, inputSchemaProblem, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
 import { outputSchemaMismatch } from './output-schema-mismatch';
@@ -67,6 +68,8 @@ export interface McpConnectionOptions {
   logger: McpLogger;
   /** Called after every change of status or tools. */
   onChange(): void;
+  /** The clock the floors between listings and between event streams, and the rate stderr is read at, are kept by. */
+  clock: McpClock;
 }
 
 export const MAX_TOOLS_PER_SERVER = 512;
@@ -104,7 +107,7 @@ export class McpConnection {
   #tools: readonly AnyTool[] = [];
   #refreshing: Refreshing | undefined;
   #refreshAgain = false;
-  /** When the last listing of the tools of this client ended (performance.now()); undefined before the first. */
+  /** When the last listing of the tools of this client ended (by the options' clock); undefined before the first. */
   #listedAt: number | undefined;
   #stderrTail = '';
   /** Why this connection closed the client itself, for the restart's reason. */
@@ -280,7 +283,7 @@ export class McpConnection {
                     ),
                   ),
                 ),
-                () => this.#onReopenStorm(transport),
+                { onStorm: () => this.#onReopenStorm(transport), clock: this.#options.clock },
               ),
             ),
           }),
@@ -296,6 +299,7 @@ export class McpConnection {
       env: { ...safeEnvironment(), ...config.env },
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
       onOverflow,
+      clock: this.#options.clock,
     });
     // Read stderr always: an unread pipe fills up and blocks the child.
     transport.stderr.on('data', (chunk: unknown) => {
@@ -392,7 +396,7 @@ export class McpConnection {
           await this.#afterLastListing(refreshing.deadline);
           if (this.#client !== client) return;
           const listing = await this.#listTools(client, refreshing.deadline, again).finally(() => {
-            if (this.#client === client) this.#listedAt = performance.now();
+            if (this.#client === client) this.#listedAt = this.#options.clock.now();
           });
           if (this.#client !== client) return;
           this.#applyTools(listing);
@@ -408,8 +412,8 @@ export class McpConnection {
   /** Resolves MIN_RELIST_INTERVAL_MS after the end of the last listing of this connection, or at `deadline` if sooner. */
   async #afterLastListing(deadline: number): Promise<void> {
     if (this.#listedAt === undefined) return;
-    const wait = Math.min(this.#listedAt + MIN_RELIST_INTERVAL_MS - performance.now(), deadline - Date.now());
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const { clock } = this.#options;
+    await clockDelay(clock, Math.min(this.#listedAt + MIN_RELIST_INTERVAL_MS - clock.now(), deadline - Date.now()));
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ToolContext } from '@airlock/core';
 import { describe, expect, test, vi } from 'vitest';
 import { httpMcpServer, sizedTool } from './fixtures/http-mcp-server';
+import { manualClock } from './fixtures/manual-clock';
 import { McpManager, type McpManagerOptions } from './mcp-manager';
 import { MAX_EMPTY_STREAMS_IN_A_ROW, MIN_STREAM_REOPEN_DELAY_MS, STREAM_REOPEN_STORM } from './stream-reopen-fetch';
 
@@ -31,9 +32,14 @@ describe('a Streamable HTTP server whose event stream ends at once, asking for n
       },
     });
     const warnings: string[] = [];
-    await using mcp = manager(remote.url, { restart: { maxAttempts: 0 }, logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
+    const clock = manualClock();
+    await using mcp = manager(remote.url, { restart: { maxAttempts: 0 }, logger: { info: () => undefined, warn: (line) => warnings.push(line) }, clock });
     await mcp.start();
-    await vi.waitFor(() => expect(mcp.status()[0]?.state).toBe('error'), { timeout: 30_000 });
+    // Each reopening waits for the floor, on a clock the test moves on once the next one waits.
+    while (mcp.status()[0]?.state !== 'error') {
+      await vi.waitFor(() => expect(clock.pending().length > 0 || mcp.status()[0]?.state === 'error').toBe(true), { timeout: 20_000 });
+      clock.advance(MIN_STREAM_REOPEN_DELAY_MS);
+    }
     const reason = STREAM_REOPEN_STORM;
     expect(reason).toBe(`the server ended its event stream ${MAX_EMPTY_STREAMS_IN_A_ROW} times in a row, each soon after it was opened, with nothing in it`);
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'error', error: reason, toolCount: 0 }]);
@@ -41,27 +47,31 @@ describe('a Streamable HTTP server whose event stream ends at once, asking for n
     expect(gets).toBe(MAX_EMPTY_STREAMS_IN_A_ROW);
   });
 
-  test('with an event in each, is opened again no sooner than the floor after each end, and stays usable', async () => {
+  test('with an event in each, is opened again no sooner than the floor after each end, by its clock, and stays usable', async () => {
+    const clock = manualClock();
     const gets: number[] = [];
-    const ends: number[] = [];
     await using remote = await httpMcpServer({
       json: true,
       tools: sizedTool,
       route: (request, response) => {
         if (request.method !== 'GET') return false;
-        gets.push(performance.now());
-        response.on('finish', () => ends.push(performance.now()));
+        gets.push(clock.now());
         response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e${gets.length}\nretry: 0\ndata: \n\n`);
         return true;
       },
     });
-    await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined } });
+    await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined }, clock });
     await mcp.start();
-    await vi.waitFor(() => expect(gets.length).toBeGreaterThanOrEqual(4), { timeout: 20_000 });
-    // Each GET came the floor after the server ended the stream before it (a timer may fire a millisecond or so early
-    // by another clock than its own: a storm reopens within milliseconds, so half the floor tells them apart).
-    const gaps = gets.slice(1, 4).map((at, index) => at - ends[index]!);
-    expect(gaps.filter((gap) => gap < MIN_STREAM_REOPEN_DELAY_MS / 2)).toStrictEqual([]);
+    // The clock stands still while each stream is opened and ends at once: the next waits for the floor from then.
+    for (let opened = 1; opened <= 4; opened++) {
+      await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + MIN_STREAM_REOPEN_DELAY_MS]), { timeout: 20_000 });
+      expect(gets).toHaveLength(opened);
+      clock.advance(MIN_STREAM_REOPEN_DELAY_MS - 1);
+      expect(clock.pending()).toHaveLength(1);
+      clock.advance(1);
+    }
+    await vi.waitFor(() => expect(gets).toHaveLength(5), { timeout: 20_000 });
+    expect(gets).toStrictEqual([0, 1, 2, 3, 4].map((index) => index * MIN_STREAM_REOPEN_DELAY_MS));
     const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
     await expect(sized?.execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);

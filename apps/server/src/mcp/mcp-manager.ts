@@ -1,5 +1,6 @@
 import type { AnyTool } from '@airlock/core';
 import { consoleLine, logToConsole } from '../console-line';
+import { SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 import type { McpServerConfig } from './mcp-config';
 import { McpConnection, type McpLogger, type McpRestartPolicy, type McpServerStatus } from './mcp-connection';
 
@@ -23,6 +24,11 @@ export interface McpManagerOptions {
   restart?: McpRestartPolicy;
   /** Where connection problems are reported. Default the console, control characters shown as codes (`consoleLine`). */
   logger?: McpLogger;
+  /**
+   * The clock the floors between listings of a server's tools and between its event streams, and the rate its stderr
+   * is read at, are kept by. Default the system's; a test's own, to count against.
+   */
+  clock?: McpClock;
 }
 
 /**
@@ -50,6 +56,7 @@ export class McpManager {
           restart,
           logger: this.#logger,
           onChange: () => this.#emit(),
+          clock: options.clock ?? SYSTEM_CLOCK,
         }),
       );
     }

@@ -1,19 +1,20 @@
 import type { Readable, Writable } from 'node:stream';
+import { SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 
 /**
- * Pipes `source` into `target`, reading at most `bytesPerSecond` a second: past it `source` is paused until the second
- * is over, so a writer that does not stop is held back by its full pipe rather than read as fast as it writes. Returns
- * a function that lifts the bound (what is left is then read as it comes).
+ * Pipes `source` into `target`, reading at most `bytesPerSecond` a second of `clock`: past it `source` is paused until
+ * the second is over, so a writer that does not stop is held back by its full pipe rather than read as fast as it
+ * writes. Returns a function that lifts the bound (what is left is then read as it comes).
  */
-export function readAtRate(source: Readable, target: Writable, bytesPerSecond: number): () => void {
-  let windowStart = performance.now();
+export function readAtRate(source: Readable, target: Writable, bytesPerSecond: number, clock: McpClock = SYSTEM_CLOCK): () => void {
+  let windowStart = clock.now();
   let read = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
   let bounded = true;
   source.on('data', (chunk: Buffer) => {
     target.write(chunk);
     if (!bounded) return;
-    const now = performance.now();
+    const now = clock.now();
     if (now - windowStart >= 1000) {
       windowStart = now;
       read = 0;
@@ -21,18 +22,18 @@ export function readAtRate(source: Readable, target: Writable, bytesPerSecond: n
     read += chunk.length;
     if (read < bytesPerSecond) return;
     source.pause();
-    timer = setTimeout(() => {
-      timer = undefined;
-      windowStart = performance.now();
+    cancel = clock.after(windowStart + 1000 - now, () => {
+      cancel = undefined;
+      windowStart = clock.now();
       read = 0;
       source.resume();
-    }, windowStart + 1000 - now);
+    });
   });
   source.once('end', () => target.end());
   return () => {
     bounded = false;
-    clearTimeout(timer);
-    timer = undefined;
+    cancel?.();
+    cancel = undefined;
     source.resume();
   };
 }

@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { clockDelay, SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 
 /** The least time between the end of an event stream the SDK opens with GET and its next GET, in ms. */
 export const MIN_STREAM_REOPEN_DELAY_MS = 1000;
@@ -17,6 +18,13 @@ export class StreamReopenStormError extends Error {
   }
 }
 
+export interface StreamReopenOptions {
+  /** Called once the server's streams ended empty MAX_EMPTY_STREAMS_IN_A_ROW times in a row; no GET is made after. */
+  onStorm: () => void;
+  /** The clock the floor is kept by. Default the system's. */
+  clock?: McpClock;
+}
+
 /**
  * A fetch for the SDK's Streamable HTTP transport that bounds how it opens event streams again (its GET requests: the
  * server's own stream, and the resumption of an answer's). The SDK reopens a stream that ended after the delay the
@@ -27,12 +35,12 @@ export class StreamReopenStormError extends Error {
  * lasted, or brought an event, starts the count again: a server behind a proxy that ends idle streams, or one that has
  * the client poll (an event id, then the end), is reopened as before, no more often than the floor.
  */
-export function streamReopenFetch(baseFetch: FetchLike, onStorm: () => void): FetchLike {
+export function streamReopenFetch(baseFetch: FetchLike, { onStorm, clock = SYSTEM_CLOCK }: StreamReopenOptions): FetchLike {
   let lastEnd: number | undefined;
   let emptyInARow = 0;
   let stormed = false;
   const ended = (openedAt: number, content: boolean) => {
-    const now = performance.now();
+    const now = clock.now();
     lastEnd = now;
     emptyInARow = !content && now - openedAt < SHORT_STREAM_MS ? emptyInARow + 1 : 0;
     if (emptyInARow < MAX_EMPTY_STREAMS_IN_A_ROW || stormed) return;
@@ -42,17 +50,16 @@ export function streamReopenFetch(baseFetch: FetchLike, onStorm: () => void): Fe
   return async (url, init) => {
     if (init?.method !== 'GET') return baseFetch(url, init);
     if (stormed) throw new StreamReopenStormError();
-    if (lastEnd !== undefined) await delay(lastEnd + MIN_STREAM_REOPEN_DELAY_MS - performance.now(), init.signal ?? undefined);
+    if (lastEnd !== undefined) await clockDelay(clock, lastEnd + MIN_STREAM_REOPEN_DELAY_MS - clock.now(), init.signal ?? undefined);
     const response = await baseFetch(url, init);
     if (!response.ok || response.body === null) return response;
-    const body = watched(response.body, ended);
+    const body = watched(response.body, clock.now(), ended);
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
 /** `source`, passed on as it is; `onEnd` is told when it ends or fails (not when its reader cancels it) and whether it held a field. */
-function watched(source: ReadableStream<Uint8Array>, onEnd: (openedAt: number, content: boolean) => void): ReadableStream<Uint8Array> {
-  const openedAt = performance.now();
+function watched(source: ReadableStream<Uint8Array>, openedAt: number, onEnd: (openedAt: number, content: boolean) => void): ReadableStream<Uint8Array> {
   const fields = contentFields();
   let content = false;
   const reader = source.getReader();
@@ -109,24 +116,4 @@ function contentFields(): (chunk: Uint8Array) => boolean {
     }
     return found;
   };
-}
-
-/** Resolves after `ms` (at once for none), or rejects with the signal's reason when it is aborted first. */
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type * as ChildProcessModule from 'node:child_process';
 import { describe, expect, test, vi } from 'vitest';
+import { manualClock } from './fixtures/manual-clock';
 import { MAX_LINES_PER_TURN, MAX_QUEUED_INPUT_BYTES, MAX_STDERR_BYTES_PER_SECOND, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
 
 // Every process this module starts is recorded, and started as usual.
@@ -156,20 +157,26 @@ describe('a server that floods its output with lines', () => {
 
 describe('a server that writes to its stderr without end', () => {
   // Found in review: its stderr was read as fast as it wrote, for a tail of 2 KiB kept: about half of a core.
-  test('has it read at most the bound a second, and the rest once it exits', async () => {
-    const transport = new SupervisedStdioTransport({ command: '/bin/sh', args: ['-c', 'head -c 4000000 /dev/zero >&2; exit 0'], env: {} });
+  test('has it read at most the bound in a second of its clock, the server held meanwhile, and what is left at once when it exits', async () => {
+    const clock = manualClock();
+    // More than the bound, then a line read from its input, then 16 KiB more and the exit.
+    const first = MAX_STDERR_BYTES_PER_SECOND + 16 * 1024;
+    const script = `head -c ${first} /dev/zero >&2; read line; head -c 16384 /dev/zero >&2; exit 0`;
+    const transport = new SupervisedStdioTransport({ command: '/bin/sh', args: ['-c', script], env: {}, clock });
     let read = 0;
     transport.stderr.on('data', (chunk: Buffer) => (read += chunk.length));
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
-    const startedAt = performance.now();
     await transport.start();
     try {
       await vi.waitFor(() => expect(read).toBeGreaterThanOrEqual(MAX_STDERR_BYTES_PER_SECOND), { timeout: 10_000 });
-      const seconds = (performance.now() - startedAt) / 1000;
-      // Each second begun has its bound read, and the chunk that went past it (at most 64 KiB).
-      expect(read).toBeLessThanOrEqual((MAX_STDERR_BYTES_PER_SECOND + 64 * 1024) * (Math.floor(seconds) + 1));
+      // Paused until the second is over, with at most the chunk that went past the bound (64 KiB a pipe) read beyond it.
+      expect(clock.pending()).toStrictEqual([1000]);
+      expect(read).toBeLessThanOrEqual(MAX_STDERR_BYTES_PER_SECOND + 64 * 1024);
+      // The clock does not move: what the server writes before and after its exit is read only because it exited.
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       await closed;
-      expect(read).toBe(4_000_000);
+      expect(read).toBe(first + 16 * 1024);
+      expect(clock.pending()).toStrictEqual([]);
     } finally {
       await transport.close();
     }

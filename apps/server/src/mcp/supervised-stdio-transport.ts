@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { freezeAndKill, processStartTime, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from '../tools/process-group';
 import { spawnWatched, type ProcessWatchdog } from '../tools/process-watchdog';
+import { SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 import { readAtRate } from './read-at-rate';
 
 /** Set in an MCP server's environment, with a value unique to the process, to find its processes that left its group. */
@@ -40,6 +41,8 @@ export interface SupervisedStdioOptions {
    * message over 10 MiB: the transport closes then, as nothing after it can be read as a message.
    */
   onOverflow?: (reason: string) => void;
+  /** The clock the rate of reading stderr is kept by. Default the system's. */
+  clock?: McpClock;
 }
 
 /**
@@ -147,7 +150,7 @@ export class SupervisedStdioTransport implements Transport {
       });
       // Read at a bounded rate: only its last lines are kept, and a server writing without end had Airlock read it as
       // fast as it wrote, half of a core. Once the server has exited, what is left is read at once.
-      const unbounded = readAtRate(child.stderr, this.stderr, MAX_STDERR_BYTES_PER_SECOND);
+      const unbounded = readAtRate(child.stderr, this.stderr, MAX_STDERR_BYTES_PER_SECOND, this.#options.clock ?? SYSTEM_CLOCK);
       child.once('exit', unbounded);
     });
   }
