@@ -207,6 +207,12 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
   // arguments, the call's decision (a word that is none, one byte from "allow"), the run's options.
   const damages = [
     { what: 'an event', sql: "UPDATE events SET json = substr(json, 1, length(json) - 3) WHERE run_id = 'run-1' AND seq = 2", record: /an event of run run-1: /, kept: "SELECT json FROM events WHERE run_id = 'run-1' AND seq = 2" },
+    {
+      what: 'an event that reads as JSON but is no event (the waiting call\'s shown arguments as a string)',
+      sql: "UPDATE events SET json = json_set(json, '$.arguments', 'rm -rf ~') WHERE run_id = 'run-1' AND json_extract(json, '$.type') = 'tool-start'",
+      record: /an event of run run-1: arguments: /,
+      kept: "SELECT json FROM events WHERE run_id = 'run-1' AND json_extract(json, '$.type') = 'tool-start'",
+    },
     { what: "the waiting call's arguments", sql: "UPDATE tool_calls SET arguments = substr(arguments, 1, length(arguments) - 2) WHERE run_id = 'run-1'", record: /the arguments of call \S+ of run run-1: /, kept: "SELECT arguments FROM tool_calls WHERE run_id = 'run-1'" },
     { what: "the waiting call's decision", sql: "UPDATE tool_calls SET decision = 'allox', source = 'user', decided_at = 1 WHERE run_id = 'run-1'", record: /the decision of call \S+ of run run-1: "allox" is none of allow, deny, timeout, cancel/, kept: "SELECT decision FROM tool_calls WHERE run_id = 'run-1'" },
     { what: "the run's options", sql: "UPDATE runs SET options = '{\"decisionTim' WHERE run_id = 'run-1'", record: /the options of run run-1: /, kept: "SELECT options FROM runs WHERE run_id = 'run-1'" },

@@ -230,6 +230,33 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     }
   });
 
+  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
+    await store.createSession(session('kept'));
+    await store.createRun(run('r1', 'kept'));
+    await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
+    await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+    await withClient(async (client) => {
+      await client.query(`UPDATE ${table('events')} SET json = '{"type":"status","text":5}' WHERE run_id = 'r1' AND seq = 1`);
+      await client.query(`UPDATE ${table('events')} SET json = '{"type":"tool-run","command":"ls"}' WHERE run_id = 'r1' AND seq = 2`);
+      await client.query(`UPDATE ${table('messages')} SET json = '{"role":"person","content":"hello"}' WHERE session_id = 'kept'`);
+    });
+    const reads: [() => Promise<unknown>, RegExp][] = [
+      [() => store.loadEvents('r1', 0), /^an event of run r1: text: .+$/],
+      [() => store.loadEvents('r1', 0, { events: 10, chars: 100_000 }), /^an event of run r1: text: .+$/],
+      [() => store.loadEvents('r1', 1), /^an event of run r1: type: .+$/],
+      [() => store.loadLastEvent('r1'), /^an event of run r1: type: .+$/],
+      [() => store.loadMessages('kept'), /^a message of chat kept: role: .+$/],
+      [() => store.loadMessagePage('kept', { limit: 10, maxChars: 1000 }), /^a message of chat kept: role: .+$/],
+    ];
+    for (const [read, record] of reads) {
+      const error = await read().then(() => undefined, (thrown: unknown) => thrown);
+      expect(store.damagedRecord(error)).toMatch(record);
+    }
+  });
+
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
     await using database = await openTestDatabase();
     const logged: string[] = [];

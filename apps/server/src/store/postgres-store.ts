@@ -59,7 +59,9 @@ import {
   ruleScopeValue,
   damagedRecordOf,
   storedDecision,
+  storedEvent,
   storedJson,
+  storedMessage,
   toGrant,
   toPending,
   toPendingRecord,
@@ -365,7 +367,7 @@ export class PostgresStore implements AirlockStore, Cluster {
           'SELECT message_id, json FROM messages WHERE session_id = $1 AND message_id > $2 ORDER BY message_id LIMIT $3',
           [sessionId, after, MESSAGES_PER_READ],
         );
-        for (const row of rows) messages.push(storedJson<ChatMessage>(row.json, `a message of chat ${sessionId}`));
+        for (const row of rows) messages.push(storedMessage(row.json, `a message of chat ${sessionId}`));
         if (rows.length < MESSAGES_PER_READ) return messages;
         after = rows.at(-1)!.message_id;
       }
@@ -384,7 +386,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       [sessionId, pageEnd(query.before), Math.max(0, query.limit)],
     );
     const rows = await readMessagePageAsync(sized, query.maxChars, (ids) => this.rows<MessageRow>('SELECT message_id AS key, json, run_id FROM messages WHERE message_id = ANY($1::bigint[])', [ids]));
-    const messages = rows.map((row) => storedJson<ChatMessage>(row.json, `a message of chat ${sessionId}`));
+    const messages = rows.map((row) => storedMessage(row.json, `a message of chat ${sessionId}`));
     const calls = callsOfPage(rows, messages);
     const ledger =
       calls.length === 0
@@ -400,7 +402,7 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {
     const [row] = await this.rows<{ json: string }>('SELECT json FROM messages WHERE session_id = $1 AND run_id = $2 ORDER BY message_id LIMIT 1', [sessionId, runId]);
-    return row === undefined ? undefined : storedJson<ChatMessage>(row.json, `a message of chat ${sessionId}`);
+    return row === undefined ? undefined : storedMessage(row.json, `a message of chat ${sessionId}`);
   }
 
   /** How many messages the chat has, at most `before`. */
@@ -597,7 +599,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
     if (page === undefined) {
       const rows = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
-      return rows.map((row) => storedJson<LoopEvent>(row.json, `an event of run ${runId}`));
+      return rows.map((row) => storedEvent(row.json, `an event of run ${runId}`));
     }
     // Where the page's events stand and their size first (octet_length reads no TOASTed value): only what fits is read.
     const sizes = await this.rows<{ seq: number; bytes: number }>(
@@ -607,7 +609,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     const end = lastSeqOfPage(sizes, page);
     if (end === undefined) return [];
     const rows = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq', [runId, afterSeq, end]);
-    return rows.map((row) => storedJson<LoopEvent>(row.json, `an event of run ${runId}`));
+    return rows.map((row) => storedEvent(row.json, `an event of run ${runId}`));
   }
 
   async lastEventSeq(runId: string): Promise<number> {
@@ -617,7 +619,7 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
     const [row] = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1', [runId]);
-    return row === undefined ? undefined : storedJson<LoopEvent>(row.json, `an event of run ${runId}`);
+    return row === undefined ? undefined : storedEvent(row.json, `an event of run ${runId}`);
   }
 
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {

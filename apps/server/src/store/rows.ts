@@ -1,5 +1,6 @@
-import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { askedBecauseSchema, decisionSchema, decisionSourceSchema, NotFoundError, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
+import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, type AuditPage, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
+import { askedBecauseSchema, chatMessageSchema, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
+import type { ZodType } from 'zod';
 import { StoreError } from './store-error';
 
 /**
@@ -82,20 +83,6 @@ export interface RuleRow {
   last_used_at: number | null;
 }
 
-/**
- * A stored record whose JSON does not read: the file was damaged (or edited) where SQLite's quick_check does not look,
- * in the text of a row. Names the record, so the person learns which chat it belongs to rather than a parser's stack.
- */
-export class DamagedRecordError extends Error {
-  override readonly name = 'DamagedRecordError';
-  constructor(
-    readonly record: string,
-    options: { cause: unknown },
-  ) {
-    super(`${record}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
-  }
-}
-
 /** A record's JSON as it was written; `record` names it (e.g. "an event of run r1") when the text does not read. */
 export function storedJson<T>(json: string, record: string): T {
   try {
@@ -103,6 +90,29 @@ export function storedJson<T>(json: string, record: string): T {
   } catch (error) {
     throw new DamagedRecordError(record, { cause: error });
   }
+}
+
+/**
+ * A stored event, checked against the event schema: JSON that is no event (a field of the wrong type, a type no
+ * event has) is a damaged record like text that does not read, never sent to a client or restored as it is. The event
+ * comes back as written.
+ */
+export function storedEvent(json: string, record: string): LoopEvent {
+  return storedOf(loopEventSchema, json, record) as LoopEvent;
+}
+
+/** A stored message of a chat, checked against the message schema as storedEvent checks an event. */
+export function storedMessage(json: string, record: string): ChatMessage {
+  return storedOf(chatMessageSchema, json, record) as ChatMessage;
+}
+
+function storedOf(schema: ZodType, json: string, record: string): unknown {
+  const value = storedJson<unknown>(json, record);
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return value;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? 'the record' : issue.path.map(String).join('.');
+  throw new DamagedRecordError(record, { cause: new Error(`${where}: ${issue?.message ?? 'does not read'}`) });
 }
 
 /**

@@ -261,6 +261,38 @@ describe('SqliteStore', () => {
     await reopened.close();
   });
 
+  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('kept'));
+    await store.createRun(run('r1', 'kept'));
+    await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
+    await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE events SET json = '{\"type\":\"status\",\"text\":5}' WHERE run_id = 'r1' AND seq = 1").run();
+    db.prepare("UPDATE events SET json = '{\"type\":\"tool-run\",\"command\":\"ls\"}' WHERE run_id = 'r1' AND seq = 2").run();
+    db.prepare("UPDATE messages SET json = '{\"role\":\"person\",\"content\":\"hello\"}' WHERE session_id = 'kept'").run();
+    db.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const reads: [() => Promise<unknown>, RegExp][] = [
+      [() => reopened.loadEvents('r1', 0), /^an event of run r1: text: .+$/],
+      [() => reopened.loadEvents('r1', 0, { events: 10, chars: 100_000 }), /^an event of run r1: text: .+$/],
+      [() => reopened.loadEvents('r1', 1), /^an event of run r1: type: .+$/],
+      [() => reopened.loadLastEvent('r1'), /^an event of run r1: type: .+$/],
+      [() => reopened.loadMessages('kept'), /^a message of chat kept: role: .+$/],
+      [() => reopened.loadMessagePage('kept', { limit: 10, maxChars: 1000 }), /^a message of chat kept: role: .+$/],
+    ];
+    for (const [read, record] of reads) {
+      const error = await read().then(() => undefined, (thrown: unknown) => thrown);
+      expect(reopened.damagedRecord(error)).toMatch(record);
+    }
+    expect(await reopened.lastEventSeq('r1')).toBe(2);
+    await reopened.close();
+  });
+
   it('refuses a database truncated to 0 bytes, saying how to start afresh, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);

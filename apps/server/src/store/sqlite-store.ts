@@ -45,7 +45,8 @@ import {
   readMessagePage,
   ruleScopeValue,
   storedDecision,
-  storedJson,
+  storedEvent,
+  storedMessage,
   toGrant,
   toRun,
   toUnfinishedRun,
@@ -212,7 +213,7 @@ export class SqliteStore implements AirlockStore {
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
     // Row by row: all the rows' JSON at once would be a second copy of the whole chat before any of it is parsed.
-    return Array.from(this.statements.loadMessages.pluck().iterate(sessionId), (json) => storedJson<ChatMessage>(json, `a message of chat ${sessionId}`));
+    return Array.from(this.statements.loadMessages.pluck().iterate(sessionId), (json) => storedMessage(json, `a message of chat ${sessionId}`));
   }
 
   async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
@@ -220,7 +221,7 @@ export class SqliteStore implements AirlockStore {
     const before = pageEnd(query.before);
     const sized = s.sizeMessages.all({ sessionId, before, limit: Math.max(0, query.limit) });
     const rows = readMessagePage(sized, query.maxChars, (seqs) => s.messagesAt.all(sessionId, JSON.stringify(seqs)));
-    const messages = rows.map((row) => storedJson<ChatMessage>(row.json, `a message of chat ${sessionId}`));
+    const messages = rows.map((row) => storedMessage(row.json, `a message of chat ${sessionId}`));
     const calls = callsOfPage(rows, messages);
     const toolCalls = calls.length === 0 ? [] : s.toolCallsOf.all(sessionId, JSON.stringify(calls)).map(toToolCall);
     // Seqs run 1, 2, 3… in a chat: the first's seq says how many come before it.
@@ -230,7 +231,7 @@ export class SqliteStore implements AirlockStore {
 
   async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {
     const json = this.statements.firstRunMessage.pluck().get(sessionId, runId);
-    return json === undefined ? undefined : storedJson<ChatMessage>(json, `a message of chat ${sessionId}`);
+    return json === undefined ? undefined : storedMessage(json, `a message of chat ${sessionId}`);
   }
 
   async createRun(run: StoredRun): Promise<void> {
@@ -306,11 +307,11 @@ export class SqliteStore implements AirlockStore {
   }
 
   async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
-    if (page === undefined) return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => storedJson<LoopEvent>(json, `an event of run ${runId}`));
+    if (page === undefined) return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => storedEvent(json, `an event of run ${runId}`));
     // Where the page's events stand and their size first, not their text: only what fits is read (and parsed).
     const end = lastSeqOfPage(this.statements.eventSizes.all(runId, afterSeq, Math.max(1, page.events)), page);
     if (end === undefined) return [];
-    return this.statements.loadEventRange.pluck().all(runId, afterSeq, end).map((json) => storedJson<LoopEvent>(json, `an event of run ${runId}`));
+    return this.statements.loadEventRange.pluck().all(runId, afterSeq, end).map((json) => storedEvent(json, `an event of run ${runId}`));
   }
 
   async lastEventSeq(runId: string): Promise<number> {
@@ -319,7 +320,7 @@ export class SqliteStore implements AirlockStore {
 
   async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
     const json = this.statements.loadLastEvent.pluck().get(runId);
-    return json === undefined ? undefined : storedJson<LoopEvent>(json, `an event of run ${runId}`);
+    return json === undefined ? undefined : storedEvent(json, `an event of run ${runId}`);
   }
 
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
