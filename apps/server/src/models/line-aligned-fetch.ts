@@ -104,7 +104,7 @@ async function sniffedBody(body: ReadableStream<Uint8Array>): Promise<{ whole: b
  * no blank line between held the server's thread for 37 s, and 1 MiB of empty events (`:\n\n`) for 3.4 s, each of its
  * pieces over a second at once. Given one whole event at a time it holds nothing between pieces. What is held of an
  * event is kept in pieces and joined once; an event past `maxBytes`, or a line of one, fails the stream. An event
- * with nothing the client reads is not passed on (`hasDataOrEventField`). The stream ends with its `[DONE]` event, the
+ * with nothing the client reads is not passed on (`hasDataOrEventField`), nor is a ping event (`isPingEvent`). The stream ends with its `[DONE]` event, the
  * connection let go: the client reads nothing after it, and a server that kept the connection open past it held the
  * whole answer, its calls, until the idle limit ended the turn in an error.
  */
@@ -141,7 +141,9 @@ function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> 
         if (ends) {
           if (heldBytes + at + 1 - start > maxBytes) return controller.error(tooLarge('an event'));
           const event = join(chunk.subarray(start, at + 1));
-          if (hasDataOrEventField(event)) controller.enqueue(event);
+          if (isPingEvent(event)) {
+            // A keep-alive, passed on no more than a comment is.
+          } else if (hasDataOrEventField(event)) controller.enqueue(event);
           else if (hasField(event, ERROR)) return controller.error(new ModelServerErrorEvent(errorFieldValue(event)));
           if (isDoneEvent(event)) return controller.terminate();
           start = at + 1;
@@ -175,6 +177,30 @@ const ERROR = [0x65, 0x72, 0x72, 0x6f, 0x72];
  */
 function hasDataOrEventField(event: Uint8Array): boolean {
   return fieldLineAt(event, [DATA, EVENT]) !== -1;
+}
+
+const PING = [0x70, 0x69, 0x6e, 0x67];
+
+/**
+ * Whether an event is of the type `ping`, a keep-alive: servers built on a common Python event-stream library sent one
+ * every 15 s by default (`event: ping`, its data the time) until it sent comments instead. The client reads an event of any type but
+ * `thread.*` as a chunk, so the first ping, sent while a long prompt was read, ended the turn as a malformed chunk.
+ * An event's type is its last `event` field's value.
+ */
+function isPingEvent(event: Uint8Array): boolean {
+  let type: { start: number; end: number } | undefined;
+  let lineStart = 0;
+  for (let at = 0; at <= event.byteLength; at++) {
+    if (at < event.byteLength && event[at] !== LF && event[at] !== CR) continue;
+    if (isFieldAt(event, lineStart, EVENT)) {
+      let start = lineStart + EVENT.length;
+      if (event[start] === 0x3a) start++;
+      if (event[start] === 0x20) start++;
+      type = { start, end: at };
+    }
+    lineStart = at + 1;
+  }
+  return type !== undefined && type.end - type.start === PING.length && PING.every((expected, i) => event[type.start + i] === expected);
 }
 
 const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];

@@ -572,6 +572,24 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads past ping events as keep-alives, their data no chunk, as a server sends them while the prompt is read', async () => {
+      // As a common Python event-stream library sent one every 15 s by default, its data the time.
+      const server = await rawServer([
+        `event: ping\r\ndata: 2023-09-28 10:00:00.123456\r\n\r\n`,
+        `${chunk({ content: 'Hello' })}\n\nevent: ping\ndata: 2023-09-28 10:00:15.123456\n\nevent: ping\n\n`,
+        `${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        expect(parts).toStrictEqual([
+          { type: 'text-delta', text: 'Hello' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('reads the first event of a stream that starts with a byte order mark, split across pieces too', async () => {
       const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
       const server = await rawServer([bom.subarray(0, 1), bom.subarray(1), `${chunk({ content: 'Hello' })}\n\n${chunk({ content: ' there' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
