@@ -237,9 +237,12 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       const c = client(second, token);
       expect(await c.trpc.chat.pending.query({ sessionId: 's1' })).toStrictEqual([]);
       const allow = c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' });
-      // A decision the ledger holds damaged is not read as any decision: the answer is an error.
-      if (damage.what === "the waiting call's decision") await expect(allow).rejects.toThrow();
-      else await expect(allow).resolves.toStrictEqual({ resolved: false, status: 'not-found' });
+      // A decision the ledger holds damaged is not read as any decision: the answer names it, and nothing runs.
+      if (damage.what === "the waiting call's decision") {
+        await expect(allow).rejects.toThrow(
+          /^A stored record is damaged \(the decision of approval \S+: "allox" is none of allow, deny, timeout, cancel\): it was not read as anything and nothing was run on it; it was left as it is\.$/,
+        );
+      } else await expect(allow).resolves.toStrictEqual({ resolved: false, status: 'not-found' });
 
       const next = watchRun(c, { sessionId: 's1', runId: 'run-2', message: 'hello' });
       expect((await next.ended).reason).toBe('done');
@@ -251,6 +254,27 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       kept.close();
     });
   }
+
+  it('a client re-attaching to a finished run one of whose stored events is JSON but no event gets the events before it, then an error naming it, never the event', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const first = await startServer(dataDir, workspace, token);
+    const c1 = client(first, token);
+    const input = { sessionId: 's2', runId: 'run-2', message: 'hello there' };
+    const run = watchRun(c1, input);
+    await run.ended;
+    await c1.close();
+    await stop(first, 'SIGTERM');
+    const db = new Database(join(dataDir, 'airlock.db'));
+    const seq = db.prepare("SELECT min(seq) FROM events WHERE run_id = 'run-2' AND json_extract(json, '$.type') = 'text-delta'").pluck().get() as number;
+    expect(db.prepare("UPDATE events SET json = json_set(json, '$.text', 42) WHERE run_id = 'run-2' AND seq = ?").run(seq).changes).toBe(1);
+    db.close();
+
+    const second = await startServer(dataDir, workspace, token);
+    const c2 = client(second, token);
+    const again = watchRun(c2, input);
+    await expect(again.failed).rejects.toThrow(/^A stored record is damaged \(an event of run run-2: text: .+\): it was not read as anything and nothing was run on it; it was left as it is\.$/);
+    expect(again.received.map((r) => r.event)).toStrictEqual(run.received.slice(0, seq - 1).map((r) => r.event));
+  });
 
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {
     const { dataDir, workspace, token } = await setup();

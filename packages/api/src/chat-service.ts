@@ -652,7 +652,28 @@ export class ChatService {
     }
     const stored = this.storedAttaches.get(runId);
     if (!stored || stored.sessionId !== sessionId) throw new NotFoundError('run', runId);
-    return new StoredRunFollower(runId, afterSeq, stored.lastSeq, (after) => this.store.loadEvents(runId, after, REPLAY_PAGE), wrap, signal);
+    return new StoredRunFollower(runId, afterSeq, stored.lastSeq, (after) => this.storedEventPage(runId, after), wrap, signal);
+  }
+
+  /**
+   * A page of a finished run's stored events, for its client. A page with a damaged event is read again one event at a
+   * time up to it, so the client gets every event before it; the read that reaches it fails, naming it.
+   */
+  private async storedEventPage(runId: string, after: number): Promise<LoopEvent[]> {
+    try {
+      return await this.store.loadEvents(runId, after, REPLAY_PAGE);
+    } catch (error) {
+      if (this.store.damagedRecord?.(error) === undefined) throw error;
+      const events: LoopEvent[] = [];
+      for (;;) {
+        const read = await this.store.loadEvents(runId, after + events.length, { events: 1, chars: REPLAY_PAGE.chars }).catch((damaged: unknown) => {
+          if (events.length === 0) throw damaged;
+          return [];
+        });
+        if (read.length === 0) return events;
+        events.push(...read);
+      }
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
 import { INTERNAL_ERROR_MESSAGE, toTRPCError } from './error-mapping';
+import { damagedRecordIn } from './damaged-record-error';
 import { boundedWatch } from './bounded-watch';
 import { toolSettingsPatchSchema, type ToolSettings } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
@@ -18,9 +19,11 @@ const t = initTRPC.context<Context>().create({
   isDev: false,
   errorFormatter({ shape, error }) {
     const zodError = error.cause instanceof ZodError ? error.cause : undefined;
+    // A store wraps a damaged record in an error of its own, which names its file: only the record is said.
+    const damaged = damagedRecordIn(error.cause);
     return {
       ...shape,
-      message: zodError ? describeIssues(zodError) : unintended(error) ? INTERNAL_ERROR_MESSAGE : shape.message,
+      message: zodError ? describeIssues(zodError) : (damaged?.clientText ?? (unintended(error) ? INTERNAL_ERROR_MESSAGE : shape.message)),
       data: { ...shape.data, zodError: zodError ? z.flattenError(zodError) : null },
     };
   },
