@@ -170,6 +170,27 @@ describe('OpenAIChunkReader', () => {
     );
   });
 
+  it('reads whole calls sent without an index or an id each as its own, and one sent so in pieces cut anywhere as one', () => {
+    const args = fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }).map((value) => JSON.stringify(value));
+    fc.assert(
+      fc.property(fc.array(args, { minLength: 1, maxLength: 4 }), fc.array(fc.nat({ max: 8 }), { minLength: 1 }), (calls, sizes) => {
+        const whole = new OpenAIChunkReader();
+        for (const text of calls) whole.push(delta({ tool_calls: [{ function: { name: 'read_file', arguments: text } }] }));
+        expect(whole.finish().slice(0, -1)).toStrictEqual(calls.map((text) => ({ type: 'tool-call', id: '', name: 'read_file', arguments: text })));
+
+        const text = calls[0]!;
+        const pieces = new OpenAIChunkReader();
+        pieces.push(delta({ tool_calls: [{ function: { name: 'read_file', arguments: '' } }] }));
+        for (let at = 0, step = 0; at < text.length; step++) {
+          const size = Math.max(1, sizes[step % sizes.length]!);
+          pieces.push(delta({ tool_calls: [{ function: { name: 'read_file', arguments: text.slice(at, at + size) } }] }));
+          at += size;
+        }
+        expect(pieces.finish().slice(0, -1)).toStrictEqual([{ type: 'tool-call', id: '', name: 'read_file', arguments: text }]);
+      }),
+    );
+  });
+
   it('assembles arguments up to the limit and refuses one character more', () => {
     const reader = new OpenAIChunkReader();
     const piece = '{"a"'.repeat(250);
