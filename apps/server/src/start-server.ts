@@ -18,7 +18,7 @@ import { freshRunHostname } from './http/run-hostname';
 import { healthAnswer } from './http/health';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
-import { limitMessagesBeforeToken } from './http/before-token-limit';
+import { acceptMessagesUpTo, MAX_MESSAGE_BEFORE_TOKEN_BYTES } from './http/before-token-limit';
 import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
 import { answerClientError } from './http/client-error-answer';
@@ -56,7 +56,7 @@ export interface StartServerOptions {
    * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 2 MiB then 512 KiB a second.
    */
   readBudget?: ReadBudget;
-  /** Largest WebSocket message accepted; a bigger one closes the connection with 1009. Default 1 MiB. */
+  /** Largest WebSocket message accepted once the token is (before it, 16 KiB); a bigger one closes the connection with 1009. Default 1 MiB. */
   maxPayloadBytes?: number;
   /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */
   keepAlive?: { pingMs: number; pongWaitMs: number };
@@ -219,7 +219,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     socket.on('close', () => httpSockets.delete(socket));
     socket.on('timeout', markTimedOut);
   });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
+  const maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
+  // Before the token, `ws` refuses a frame larger than connection parameters need at its header, its body unread; the
+  // limit is raised once the token is accepted (acceptMessagesUpTo).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: Math.min(maxPayloadBytes, MAX_MESSAGE_BEFORE_TOKEN_BYTES) });
   // Sockets yet to present their token, oldest first, with when each was admitted (performance.now()), counted apart
   // from authenticated ones: strangers fill only their own few places. A newcomer takes the oldest one's place once
   // that one has had authGraceMs, and is refused (503) while every place is younger, so a flood of strangers can
@@ -320,6 +323,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       if (tab !== undefined) socket.client.send(JSON.stringify({ airlock: 'tab', credential: tabCredentials.issue(socket.client) }));
       // Accepted before the client could send its params: by it, a decision's deadline reads at or before the client's own.
       const clientClock = clientClockOffset(params?.clock, unauthenticated.get(socket.client)!);
+      acceptMessagesUpTo(socket.client, maxPayloadBytes);
       unauthenticated.delete(socket.client);
       authenticated.add(socket.client);
       authenticatedCount++;
@@ -495,9 +499,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       wss.emit('connection', client, kept);
       // tRPC has added its listener by now; this one goes before it.
       limitRequestsPerMessage(client);
-      // And this one before both: before the token, a message larger than connection parameters is refused unread.
-      limitMessagesBeforeToken(client, () => authenticated.has(client));
-      // And this one before them all: a message is counted against the socket's budget before anything reads it.
+      // And this one before both: a message is counted against the socket's budget before anything reads it.
       budgetReads(client, reads, readBudget);
     });
   });

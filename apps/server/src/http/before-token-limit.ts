@@ -1,5 +1,4 @@
-import type { RawData, WebSocket } from 'ws';
-import { sizeOf } from './socket-read-budget';
+import type { WebSocket } from 'ws';
 
 /**
  * What a socket may send in one message before its token is accepted. The only message it needs then is its connection
@@ -7,25 +6,22 @@ import { sizeOf } from './socket-read-budget';
  */
 export const MAX_MESSAGE_BEFORE_TOKEN_BYTES = 16 * 1024;
 
-type MessageListener = (data: RawData, isBinary: boolean) => void;
+/** The one field of `ws`'s frame reader (its Receiver) read here: its bound on a message, checked at each frame's header. */
+interface FrameReader {
+  _maxPayload: number;
+}
 
 /**
- * Closes with 1009 a socket that sends a message over `maxBytes` while `accepted` says its token is not, before anything
- * reads the message; nothing it sends after is read. Found in review: anyone, without the token, had each new socket's
- * first message of up to 1 MiB scanned and parsed (about 20 ms of the server's thread each), as fast as it could open
- * sockets, since a stranger's place goes to the next one. Installed after the listeners it guards, which it wraps.
+ * Lets a socket whose token was accepted send messages of up to `maxBytes`. The server's `ws` takes in at most
+ * MAX_MESSAGE_BEFORE_TOKEN_BYTES in a message, so a stranger's frame that says it is larger closes its socket with 1009
+ * at its header, before its body is read: checked once a message had arrived, each stranger's socket could make the
+ * server take in 1 MiB first (found in review). `ws` gives each socket's reader its bound once, with no public way to
+ * change it (8.x, `Receiver#_maxPayload`), so it is raised here; should a later `ws` keep it elsewhere this throws, and
+ * the token's acceptance fails loudly rather than leaving every client at 16 KiB. To drop this, upgrade to a `ws` with
+ * a per-socket limit, or check the token in the upgrade request.
  */
-export function limitMessagesBeforeToken(client: WebSocket, accepted: () => boolean, maxBytes = MAX_MESSAGE_BEFORE_TOKEN_BYTES): void {
-  const listeners = client.listeners('message') as MessageListener[];
-  client.removeAllListeners('message');
-  let refused = false;
-  client.on('message', (data, isBinary) => {
-    if (refused) return;
-    if (!accepted() && sizeOf(data) > maxBytes) {
-      refused = true;
-      client.close(1009, `at most ${maxBytes / 1024} KiB in a message before the token`);
-      return;
-    }
-    for (const listener of listeners) listener.call(client, data, isBinary);
-  });
+export function acceptMessagesUpTo(client: WebSocket, maxBytes: number): void {
+  const reader = (client as unknown as { _receiver?: Partial<FrameReader> })._receiver;
+  if (typeof reader?._maxPayload !== 'number') throw new Error("ws's frame reader keeps no _maxPayload: the message limit after the token cannot be raised");
+  reader._maxPayload = maxBytes;
 }
