@@ -12,7 +12,7 @@ import { createBuiltinTools } from '../src/tools';
 import { probeBubblewrap } from '../src/tools/sandbox/probe-bubblewrap';
 import { bubblewrapArgs } from '../src/tools/sandbox/sandbox-policy';
 import { callContext, isRunning, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken } from '../src/tools/test-support';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from './support/fake-openai-server';
+import { startFakeOpenAIServer, type FakeOpenAIServer, type FakeTurn } from './support/fake-openai-server';
 import { connectClient, watchRun } from './support/test-airlock';
 
 const LAUNCHER = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
@@ -112,9 +112,12 @@ function childOf(parent: number): number {
   throw new Error(`no child of ${parent}`);
 }
 
-/** Has the fake model propose one terminal call, allows it, and resolves with the run once the call started. */
-async function runTerminal(server: LaunchedServer, fake: FakeOpenAIServer, command: string) {
-  fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'done' });
+/**
+ * Has the fake model propose one terminal call, allows it, and resolves with the run once the call started. `after`:
+ * what the model answers once the call ended; none when the test enqueues it later, for another run to go first.
+ */
+async function runTerminal(server: LaunchedServer, fake: FakeOpenAIServer, command: string, after: FakeTurn[] = [{ text: 'done' }]) {
+  fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command } }] }, ...after);
   const client = connectClient(server.wsUrl, server.token);
   const sessionId = `s-${randomBytes(4).toString('hex')}`;
   const run = watchRun(client, { sessionId, runId: `run-${sessionId}`, message: 'run it' });
@@ -574,5 +577,84 @@ describe('the memory a sandboxed call can fill', () => {
       expect(readFileSync(`/proc/${server.serverPid}/oom_score_adj`, 'utf8').trim()).toBe('0');
     },
     60_000,
+  );
+});
+
+describe('the inotify instances and watches a sandboxed call can hold', () => {
+  const hostLimit = (name: string) => Number(readFileSync(`/proc/sys/user/max_inotify_${name}`, 'utf8').trim());
+  // Makes one inotify instance with a watch on the workspace: "ok", or the error.
+  const oneWatch = [
+    'import ctypes, os',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'fd = libc.inotify_init1(0)',
+    'watch = libc.inotify_add_watch(fd, b".", 2) if fd >= 0 else -1',
+    'print("ok" if watch >= 0 else "failed: " + os.strerror(ctypes.get_errno()))',
+  ].join('\n');
+
+  test.skipIf('skip' in who)(
+    `one call holding all it can leaves the server's user most of its own, for the server, a second call and the person's programs${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      const [instances, watches] = [hostLimit('instances'), hostLimit('watches')];
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      const workspace = path.join(folder.path, 'ws');
+      await mkdir(workspace);
+      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+      await using server = await launch({
+        env: { PATH: TOOL_PATH, HOME: folder.path },
+        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'],
+        ...(user === undefined ? {} : { user }),
+      });
+      // Takes instances until refused, then watches each of `files` from each instance until refused: without a bound,
+      // every instance and watch of the server's user. It says what it holds in ./held, and holds it until ./release.
+      // It runs in a user namespace of its own, whose limits it raises first.
+      const files = Math.ceil(watches / instances) + 1;
+      const hold = [
+        'import ctypes, os, time',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        `for i in range(${files}): open(f"/tmp/{i}", "w").close()`,
+        'fds = []',
+        'while True:',
+        '    fd = libc.inotify_init1(0)',
+        '    if fd < 0: break',
+        '    fds.append(fd)',
+        'held = 0',
+        'def watch_all():',
+        '    global held',
+        '    for fd in fds:',
+        `        for i in range(${files}):`,
+        '            if libc.inotify_add_watch(fd, f"/tmp/{i}".encode(), 2) < 0: return',
+        '            held += 1',
+        'watch_all()',
+        'open("held", "w").write(f"{len(fds)} {held}")',
+        'while not os.path.exists("release"): time.sleep(0.05)',
+        'print("held", len(fds), held)',
+      ].join('\n');
+      await writeFile(path.join(workspace, 'hold.py'), hold);
+      const raised = 'echo 100000000 > /proc/sys/user/max_inotify_instances && echo 100000000 > /proc/sys/user/max_inotify_watches && echo raised && exec python3 hold.py';
+      // Its answer after the call is enqueued last: the calls below go first.
+      const holder = await runTerminal(server, fake, `unshare --user --map-root-user sh -c '${raised}'`, []);
+      try {
+        const held = await vi.waitFor(() => readFileSync(path.join(workspace, 'held'), 'utf8'), { timeout: 30_000, interval: 100 });
+        // The person's programs, as the server's user on this machine, and a second call meanwhile.
+        const outside = spawnSync('python3', ['-c', oneWatch], { cwd: workspace, env: { PATH: TOOL_PATH }, encoding: 'utf8', ...user });
+        expect(outside.stdout).toBe('ok\n');
+        expect(await allowedCall(server, fake, `python3 -c '${oneWatch}'`)).toMatchObject({ outcome: 'executed', result: 'ok\nexit code: 0' });
+        const [heldInstances, heldWatches] = held.split(' ').map(Number);
+        // An eighth of each, the most one call may hold; the rest stays the user's.
+        expect(heldInstances).toBe(Math.floor(instances / 8));
+        expect(heldWatches).toBeLessThanOrEqual(Math.floor(watches / 8));
+        expect(heldWatches).toBeGreaterThan(0);
+
+        fake.enqueue({ text: 'done' });
+        await writeFile(path.join(workspace, 'release'), '');
+        expect(await holder.run.next('tool-end')).toMatchObject({ outcome: 'executed', result: `raised\nheld ${held}\nexit code: 0` });
+      } finally {
+        await writeFile(path.join(workspace, 'release'), '');
+        await holder.client.close();
+      }
+    },
+    120_000,
   );
 });

@@ -221,7 +221,8 @@ function bubblewrapFor(
   { maxProcesses, tmpfsMiB }: Pick<ResolvedToolsOptions, 'maxProcesses' | 'tmpfsMiB'>,
 ): BubblewrapSandbox {
   const tmpfs = sandbox.unsizedTmpfs ? {} : { tmpfsBytes: tmpfsMiB * 1024 * 1024 };
-  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network, ...tmpfs }, maxProcesses };
+  const policy = { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network, ...tmpfs };
+  return { bwrap: sandbox.bwrap, policy, maxProcesses, ...(sandbox.unshare === undefined ? {} : { unshare: sandbox.unshare }) };
 }
 
 /**

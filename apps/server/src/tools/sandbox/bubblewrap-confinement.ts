@@ -13,6 +13,7 @@ import { sandboxRunScript } from './call-run-script';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
+import { inotifyLimits, limitedNamespaceCommand } from './namespace-limits';
 import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
@@ -21,6 +22,11 @@ export interface BubblewrapSandbox {
   policy: SandboxPolicy;
   /** Processes (threads included) the call may run at once; see limitedWrapperScript. Default DEFAULT_MAX_PROCESSES. */
   maxProcesses?: number;
+  /**
+   * Absolute path of `unshare`, to start bubblewrap in a user namespace that bounds the call's inotify instances and
+   * watches (see limitedNamespaceCommand). Default none: bubblewrap starts as it is, and they are not bounded.
+   */
+  unshare?: string;
 }
 
 /** What bubblewrap reports on its info fd once the sandbox exists. */
@@ -41,13 +47,15 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  * own: when the command exits, or is stopped, pid 1 of the namespace exits and the kernel kills every process
  * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it, and a watchdog
  * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap. The shell that starts the
- * command first limits the processes the call may run, and runs nothing when it cannot.
+ * command first limits the processes the call may run, and runs nothing when it cannot. With `unshare`, bubblewrap
+ * starts in a user namespace that bounds the call's inotify instances and watches (see limitedNamespaceCommand).
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
   const tmpfsBytes = sandbox.policy.tmpfsBytes;
   const script = limitedWrapperScript(sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES, sandboxRunScript(tmpfsBytes === undefined ? undefined : tmpfsBytes / (1024 * 1024)));
   const filter = callFilter();
+  const inotify = sandbox.unshare === undefined ? undefined : inotifyLimits();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
   let gitMask: GitPathsMask | undefined;
@@ -71,12 +79,13 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
     };
     const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
+    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand(sandbox.unshare, inotify, sandbox.bwrap, args);
     const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.
     watched = spawnWatched(marker, () =>
       // bubblewrap closes each of these descriptors once it has used it: the command has only 0, 1 and 2.
-      spawn(sandbox.bwrap, args, {
+      spawn(start.file, start.args, {
         cwd: command.cwd,
         env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
         detached: true,

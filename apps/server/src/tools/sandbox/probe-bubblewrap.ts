@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
+import { inotifyLimits, limitedNamespaceCommand, UNSHARE_LOCATIONS } from './namespace-limits';
 import { bubblewrapArgs } from './sandbox-policy';
 
 /** Where bubblewrap is looked for: fixed system folders only, never a PATH a tool could write to. */
@@ -8,9 +9,11 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * `unsizedTmpfs`: this bubblewrap cannot bound a tmpfs (--size came in 0.7.0, and a set-user-ID one refuses it), so a
- * call's /tmp and /dev/shm hold up to the kernel's default, half the machine's memory each.
+ * call's /tmp and /dev/shm hold up to the kernel's default, half the machine's memory each. `unshare`: where the
+ * `unshare` that starts bubblewrap with a call's inotify limits is (see limitedNamespaceCommand); absent when none is
+ * installed, or it cannot set them here (a read-only /proc/sys, as in many containers).
  */
-export type BubblewrapProbe = { available: true; bwrap: string; unsizedTmpfs?: true } | { available: false; reason: string };
+export type BubblewrapProbe = { available: true; bwrap: string; unsizedTmpfs?: true; unshare?: string } | { available: false; reason: string };
 
 /** What the probe's /tmp is bounded to: any size tells whether bubblewrap takes one. */
 const PROBE_TMPFS_BYTES = 1024 * 1024;
@@ -32,17 +35,21 @@ async function runProbe(network: boolean): Promise<BubblewrapProbe> {
   const bwrap = await firstExecutable(BWRAP_LOCATIONS);
   if (bwrap === undefined) return { available: false, reason: `bubblewrap is not installed (no ${BWRAP_LOCATIONS.join(', ')})` };
   const sized = await tryStart(bwrap, network, PROBE_TMPFS_BYTES);
-  if (sized === undefined) return { available: true, bwrap };
-  const unsized = await tryStart(bwrap, network, undefined);
-  if (unsized === undefined) return { available: true, bwrap, unsizedTmpfs: true };
-  return { available: false, reason: `${bwrap} cannot start a sandbox here: ${unsized}` };
+  const unsized = sized === undefined ? undefined : await tryStart(bwrap, network, undefined);
+  if (sized !== undefined && unsized !== undefined) return { available: false, reason: `${bwrap} cannot start a sandbox here: ${unsized}` };
+  const tmpfsBytes = sized === undefined ? PROBE_TMPFS_BYTES : undefined;
+  const unshare = await firstExecutable(UNSHARE_LOCATIONS);
+  const limits = inotifyLimits();
+  const limited = unshare !== undefined && limits !== undefined && (await tryStart(bwrap, network, tmpfsBytes, (args) => limitedNamespaceCommand(unshare, limits, bwrap, args))) === undefined;
+  return { available: true, bwrap, ...(sized === undefined ? {} : { unsizedTmpfs: true }), ...(limited ? { unshare } : {}) };
 }
 
-/** Starts a trivial command in a sandbox: undefined when it ran, else the first line bubblewrap said. */
-function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined): Promise<string | undefined> {
+/** Starts a trivial command in a sandbox (through `wrap`, if given): undefined when it ran, else the first line bubblewrap said. */
+function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined, wrap?: (args: string[]) => { file: string; args: string[] }): Promise<string | undefined> {
   const args = [...bubblewrapArgs({ workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }) }), '--', '/bin/sh', '-c', 'exit 0'];
+  const start = wrap === undefined ? { file: bwrap, args } : wrap(args);
   return new Promise((resolve) => {
-    execFile(bwrap, args, { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
+    execFile(start.file, start.args, { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
       resolve(error === null ? undefined : stderr.trim().split('\n')[0] || error.message);
     });
   });

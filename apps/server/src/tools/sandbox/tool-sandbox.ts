@@ -3,8 +3,8 @@ import { probeBubblewrap } from './probe-bubblewrap';
 /** How terminal and python calls are held: `auto` uses bubblewrap when it can start here, else runs without a sandbox. */
 export type SandboxMode = 'auto' | 'bubblewrap' | 'none';
 
-/** The sandbox chosen for this server's calls; `unsizedTmpfs`: see BubblewrapProbe. */
-export type ToolSandbox = { kind: 'bubblewrap'; bwrap: string; network: boolean; unsizedTmpfs?: true } | { kind: 'none'; reason: string };
+/** The sandbox chosen for this server's calls; `unsizedTmpfs` and `unshare`: see BubblewrapProbe. */
+export type ToolSandbox = { kind: 'bubblewrap'; bwrap: string; network: boolean; unsizedTmpfs?: true; unshare?: string } | { kind: 'none'; reason: string };
 
 /** A sandbox was required (mode `bubblewrap`, or the network turned off) and cannot start here. */
 export class SandboxUnavailableError extends Error {
@@ -27,7 +27,9 @@ export async function resolveToolSandbox({ mode, network }: ResolveSandboxOption
     return { kind: 'none', reason: 'the sandbox is turned off (--tool-sandbox none)' };
   }
   const probe = await probeBubblewrap(network);
-  if (probe.available) return { kind: 'bubblewrap', bwrap: probe.bwrap, network, ...(probe.unsizedTmpfs ? { unsizedTmpfs: true } : {}) };
+  if (probe.available) {
+    return { kind: 'bubblewrap', bwrap: probe.bwrap, network, ...(probe.unsizedTmpfs ? { unsizedTmpfs: true } : {}), ...(probe.unshare === undefined ? {} : { unshare: probe.unshare }) };
+  }
   if (mode === 'bubblewrap' || !network) throw new SandboxUnavailableError(probe.reason);
   return { kind: 'none', reason: probe.reason };
 }
