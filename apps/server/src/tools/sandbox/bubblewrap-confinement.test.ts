@@ -649,3 +649,29 @@ describe('the bubblewrap sandbox limits the processes of a call', () => {
     expect((await runTool(terminal(workspace.path, { maxProcesses: 64 }), { command: limits })).content).toBe('Max processes 64 64 processes \ncannot raise it\nexit code: 0');
   });
 });
+
+describe('the bubblewrap sandbox limits the open files of each process of a call', () => {
+  // Opens /dev/null until refused: without the limit, up to the server's own (often 20,000 or far more).
+  const openAll = [
+    "python3 -c '",
+    'import os',
+    'held = []',
+    'try:',
+    '    while len(held) < 100000: held.append(os.open("/dev/null", os.O_RDONLY))',
+    'except OSError as error: print(error.strerror)',
+    'print("opened", len(held))',
+    "'",
+    "grep 'Max open files' /proc/self/limits | tr -s ' '; ulimit -H -n 100000 2>/dev/null || echo 'cannot raise it'",
+  ].join('\n');
+
+  test('to 1024, soft and hard: an open past it fails with EMFILE, and the command cannot raise it', async () => {
+    await using workspace = await tempFolder();
+    const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+    const result = await runTool(terminal(workspace.path, { env: { PATH } }), { command: openAll });
+    // Descriptors 0, 1 and 2, and python's own, are open already.
+    const opened = Number(/^opened (\d+)$/m.exec(result.content)?.[1]);
+    expect(opened).toBeGreaterThan(1000);
+    expect(opened).toBeLessThanOrEqual(1021);
+    expect(result.content).toBe(`Too many open files\nopened ${opened}\nMax open files 1024 1024 files \ncannot raise it\nexit code: 0`);
+  });
+});

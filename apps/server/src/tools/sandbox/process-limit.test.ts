@@ -29,6 +29,11 @@ function processLimits(limits: string): string[] {
   return /^Max processes\s+(\S+)\s+(\S+)/m.exec(limits)?.slice(1) ?? [];
 }
 
+/** The soft and hard limits on open files in /proc/<pid>/limits text. */
+function openFileLimits(limits: string): string[] {
+  return /^Max open files\s+(\S+)\s+(\S+)/m.exec(limits)?.slice(1) ?? [];
+}
+
 describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ shell, flag }) => {
   const missing = !existsSync(shell);
 
@@ -36,6 +41,16 @@ describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ she
     const result = await runScript(shell, limitedWrapperScript(64), ['/bin/cat', '/proc/self/limits']);
     expect(result.code).toBe(0);
     expect(processLimits(result.output)).toStrictEqual(['64', '64']);
+    expect(openFileLimits(result.output)).toStrictEqual(['1024', '1024']);
+  });
+
+  test.skipIf(missing)('when the limit on open files alone cannot be set, the command is not run and the call says why', async () => {
+    await using folder = await tempFolder();
+    const marker = path.join(folder.path, 'ran');
+    const stub = 'ulimit() { if [ "$1" = -n ]; then return 1; fi; command ulimit "$@"; }\n';
+    const result = await runScript(shell, limitedWrapperScript(64), ['/usr/bin/touch', marker], { prefix: stub });
+    expect(result).toStrictEqual({ code: 126, output: 'airlock: /bin/sh in the sandbox could not limit this call to 1024 open files per process, so the command was not run\n' });
+    expect(existsSync(marker)).toBe(false);
   });
 
   test.skipIf(missing)('a lower limit already in place is kept, and the command runs', async () => {

@@ -13,29 +13,42 @@ export const DEFAULT_MAX_PROCESSES = 1024;
 export const MIN_MAX_PROCESSES = 16;
 export const MAX_MAX_PROCESSES = 4_194_304;
 
+/**
+ * Files each process of a sandboxed call may have open at once (RLIMIT_NOFILE), soft and hard: the soft limit most
+ * systems give a process. Open files are counted machine-wide (fs.file-max), not per user, so this bounds a call to
+ * `maxProcesses` times it: a million at the default 1024 processes.
+ */
+export const MAX_OPEN_FILES = 1024;
+
 /** What the call ends with when the limit could not be set: 126, as a shell reports a command it cannot run. */
 export const LIMIT_NOT_SET_EXIT_CODE = 126;
 
 /**
- * WRAPPER_SCRIPT with the limit on processes set first (RLIMIT_NPROC, soft and hard, so the command cannot raise
- * it back). In the call's own user namespace the kernel counts only the processes of that namespace, so the limit
- * bounds this call alone, whatever else the person runs (set outside bubblewrap, it would count all of them).
+ * WRAPPER_SCRIPT with the limits on processes and open files set first (RLIMIT_NPROC and RLIMIT_NOFILE, soft and
+ * hard, so the command cannot raise them back). In the call's own user namespace the kernel counts only the processes
+ * of that namespace, so the limit on processes bounds this call alone, whatever else the person runs (set outside
+ * bubblewrap, it would count all of them); the limit on open files holds for each process (see MAX_OPEN_FILES).
  *
- * Shells spell it differently (`ulimit -u` in bash, `ulimit -p` in dash, where bash's `-p` is the pipe size), so
- * both are tried, and what counts is what the kernel then holds: the hard limit read back from /proc/self/limits
- * must be at most `maxProcesses` (one already lower is kept), else the command is not run. Builtins only: nothing
- * forks before the limit is checked. `run` then runs the command (default WRAPPER_SCRIPT).
+ * Shells spell the first differently (`ulimit -u` in bash, `ulimit -p` in dash, where bash's `-p` is the pipe size), so
+ * both are tried, and what counts is what the kernel then holds: each hard limit read back from /proc/self/limits
+ * must be at most its setting (one already lower is kept), else the command is not run. Builtins only: nothing
+ * forks before the limits are checked. `run` then runs the command (default WRAPPER_SCRIPT).
  */
 export function limitedWrapperScript(maxProcesses: number, run: string = WRAPPER_SCRIPT): string {
   const limit = String(checkedMaxProcesses(maxProcesses));
   const refusal = `airlock: /bin/sh in the sandbox could not limit this call to ${limit} processes, so the command was not run`;
+  const filesRefusal = `airlock: /bin/sh in the sandbox could not limit this call to ${MAX_OPEN_FILES} open files per process, so the command was not run`;
   return [
     `ulimit -u ${limit} 2>/dev/null || ulimit -p ${limit} 2>/dev/null`,
+    `ulimit -n ${MAX_OPEN_FILES} 2>/dev/null`,
     'hard=',
-    // The line reads "Max processes <soft> <hard> processes".
-    'if [ -r /proc/self/limits ]; then while read -r w1 w2 soft max rest; do if [ "$w1 $w2" = "Max processes" ]; then hard=$max; fi; done < /proc/self/limits; fi',
+    'files=',
+    // The lines read "Max processes <soft> <hard> processes" and "Max open files <soft> <hard> files".
+    'if [ -r /proc/self/limits ]; then while read -r w1 w2 w3 w4 w5 rest; do if [ "$w1 $w2" = "Max processes" ]; then hard=$w4; elif [ "$w1 $w2 $w3" = "Max open files" ]; then files=$w5; fi; done < /proc/self/limits; fi',
     `case $hard in ''|*[!0-9]*) hard=unset ;; esac`,
     `if [ "$hard" = unset ] || [ "$hard" -gt ${limit} ]; then echo '${refusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
+    `case $files in ''|*[!0-9]*) files=unset ;; esac`,
+    `if [ "$files" = unset ] || [ "$files" -gt ${MAX_OPEN_FILES} ]; then echo '${filesRefusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
     run,
   ].join('\n');
 }
