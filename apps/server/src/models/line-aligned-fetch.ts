@@ -104,9 +104,9 @@ async function sniffedBody(body: ReadableStream<Uint8Array>): Promise<{ whole: b
  * no blank line between held the server's thread for 37 s, and 1 MiB of empty events (`:\n\n`) for 3.4 s, each of its
  * pieces over a second at once. Given one whole event at a time it holds nothing between pieces. What is held of an
  * event is kept in pieces and joined once; an event past `maxBytes`, or a line of one, fails the stream. An event
- * with nothing the client reads is not passed on (`hasDataOrEventField`), nor is a ping event (`isPingEvent`). The stream ends with its `[DONE]` event, the
- * connection let go: the client reads nothing after it, and a server that kept the connection open past it held the
- * whole answer, its calls, until the idle limit ended the turn in an error.
+ * without data is not passed on (`hasData`), nor is a ping event (`isPingEvent`). The stream ends with its `[DONE]`
+ * event, the connection let go: the client reads nothing after it, and a server that kept the connection open past it
+ * held the whole answer, its calls, until the idle limit ended the turn in an error.
  */
 function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
   let held: Uint8Array[] = [];
@@ -143,7 +143,7 @@ function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> 
           const event = join(chunk.subarray(start, at + 1));
           if (isPingEvent(event)) {
             // A keep-alive, passed on no more than a comment is.
-          } else if (hasDataOrEventField(event)) controller.enqueue(event);
+          } else if (hasData(event)) controller.enqueue(event);
           else if (hasField(event, ERROR)) return controller.error(new ModelServerErrorEvent(errorFieldValue(event)));
           if (isDoneEvent(event)) return controller.terminate();
           start = at + 1;
@@ -171,12 +171,26 @@ const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74];
 const ERROR = [0x65, 0x72, 0x72, 0x6f, 0x72];
 
 /**
- * Whether an event has a `data` or an `event` field, the only ones the client reads. It reads no other (comments,
- * `id`, `retry`), but keeps each such line until an event with data comes: 100 MB of keep-alive comments were all
- * kept, and each such event cost the client more than a whole chunk of text does. They are not passed on.
+ * Whether an event has data, a `data` field with more than blank space in it: the client reads only `data` and `event`
+ * fields. It reads no other (comments, `id`, `retry`), but keeps each such line until an event with data comes: 100 MB
+ * of keep-alive comments were all kept, and each such event cost the client more than a whole chunk of text does. And
+ * it reads an event of empty data (`data:`, as relays send to keep a connection alive), or of an `event` field alone,
+ * as a chunk, whose JSON it cannot parse: the first such keep-alive ended the turn as a malformed chunk. None of
+ * these is passed on.
  */
-function hasDataOrEventField(event: Uint8Array): boolean {
-  return fieldLineAt(event, [DATA, EVENT]) !== -1;
+function hasData(event: Uint8Array): boolean {
+  let lineStart = 0;
+  let isData = false;
+  for (let at = 0; at < event.byteLength; at++) {
+    const byte = event[at]!;
+    if (byte === LF || byte === CR) {
+      lineStart = at + 1;
+      continue;
+    }
+    if (at === lineStart) isData = isFieldAt(event, at, DATA);
+    else if (isData && at > lineStart + DATA.length && byte !== 0x20 && byte !== 0x09) return true;
+  }
+  return false;
 }
 
 const PING = [0x70, 0x69, 0x6e, 0x67];

@@ -590,6 +590,19 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads past events whose data is empty, as relays send to keep a connection alive', async () => {
+      const server = await rawServer([`data:\n\n${chunk({ content: 'Hello' })}\n\ndata: \n\n`, `event: message\ndata:  \ndata:\n\n${chunk({}, 'stop')}\r\n\r\ndata:\r\n\r\ndata: [DONE]\n\n`]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        expect(parts).toStrictEqual([
+          { type: 'text-delta', text: 'Hello' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('reads the first event of a stream that starts with a byte order mark, split across pieces too', async () => {
       const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
       const server = await rawServer([bom.subarray(0, 1), bom.subarray(1), `${chunk({ content: 'Hello' })}\n\n${chunk({ content: ' there' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
@@ -793,7 +806,7 @@ describe('OpenAICompatibleModel', () => {
         }
         return -1;
       };
-      const events = [`${chunk({ content: 'a' })}\n\n`, `${chunk({ content: 'b' })}\r\r`, `: note\r\n${chunk({ content: 'c' })}\r\n\r\n`, 'event: x\ndata\n\n'];
+      const events = [`${chunk({ content: 'a' })}\n\n`, `${chunk({ content: 'b' })}\r\r`, `: note\r\n${chunk({ content: 'c' })}\r\n\r\n`, 'event: x\ndata:{}\n\n'];
       const read = [': keep-alive\n\n'.repeat(10_000), ...events.join('').split(''), 'id: 1\nretry: 5\n:\n\n'.repeat(1_000), events[0]!, ': x\n'.repeat(50_000), events[1]!];
       const encoder = new TextEncoder();
       const body = new ReadableStream<Uint8Array>({
