@@ -276,6 +276,44 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     expect(again.received.map((r) => r.event)).toStrictEqual(run.received.slice(0, seq - 1).map((r) => r.event));
   });
 
+  it('a chat one of whose stored messages is damaged goes on: its next message runs without it (and without the results of its calls), said in the run and the log, the row left as it is', async () => {
+    const { dataDir, workspace, token } = await setup();
+    await using fake = await startFakeOpenAIServer();
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo hi' } }] }, { text: 'first done' }, { text: 'second done' });
+    const args = ['--data-dir', dataDir, '--workspace', workspace, '--model-url', fake.url];
+    const first = await startServerProcess(args, { AIRLOCK_TOKEN: token }, cleanups);
+    const before = client(first, token);
+    const run = watchRun(before, { sessionId: 's1', runId: 'run-1', message: 'go' });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    await before.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' });
+    expect((await run.ended).reason).toBe('done');
+    await stop(first, 'SIGTERM');
+    const file = join(dataDir, 'airlock.db');
+    const db = new Database(file);
+    const damage = "UPDATE messages SET json = json_set(json, '$.toolCalls', 'echo hi') WHERE session_id = 's1' AND json_extract(json, '$.role') = 'assistant' AND json_extract(json, '$.content') = ''";
+    expect(db.prepare(damage).run().changes).toBe(1);
+    const damaged = db.prepare("SELECT seq, json FROM messages WHERE session_id = 's1' ORDER BY seq").all();
+    db.close();
+
+    const second = await startServerProcess(args, { AIRLOCK_TOKEN: token }, cleanups);
+    const c = client(second, token);
+    const next = watchRun(c, { sessionId: 's1', runId: 'run-2', message: 'again' });
+    expect((await next.ended).reason).toBe('done');
+    const said = /^A stored message of this chat is damaged \(a message of chat s1: toolCalls: .+\): left out of what the model reads, and left as stored\.$/;
+    expect(next.received.map(({ event }) => event).filter((event) => event.type === 'status' && said.test(event.text))).toHaveLength(1);
+    expect(second.output().split('\n').filter((line) => line.startsWith('Run run-2 of chat s1: A stored message of this chat is damaged ('))).toHaveLength(1);
+    const conversation = (fake.requests.at(-1)!.messages as { role: string; content: unknown }[]).filter((message) => message.role !== 'system');
+    expect(conversation.map((message) => [message.role, message.content])).toStrictEqual([
+      ['user', 'go'],
+      ['assistant', 'first done'],
+      ['user', 'again'],
+    ]);
+    await stop(second, 'SIGTERM');
+    const kept = new Database(file, { readonly: true });
+    expect(kept.prepare("SELECT seq, json FROM messages WHERE session_id = 's1' AND seq <= ? ORDER BY seq").all(damaged.length)).toStrictEqual(damaged);
+    kept.close();
+  });
+
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {
     const { dataDir, workspace, token } = await setup();
     await writeFile(join(workspace, 'a.txt'), 'x');

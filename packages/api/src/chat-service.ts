@@ -48,6 +48,7 @@ import type { RuleDraft } from './rules/rule';
 import { EventLog, eventSize, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
+import { leftOutText, withoutStrayResults } from './left-out-messages';
 import { StoreUnavailableError } from './store-unavailable-error';
 import { turnedOffTools } from './tool-settings';
 import { WaitingCallsJudge } from './waiting-calls-judge';
@@ -360,6 +361,8 @@ interface LoopInput {
   options: RunOptions;
   resume?: ResumeState | ParkedRun;
   requester?: string;
+  /** Said as statuses after the run-start (see RunToolLoopOptions.notes). */
+  notes?: readonly string[];
 }
 
 /**
@@ -581,10 +584,12 @@ export class ChatService {
       }
       // The whole conversation goes to the model; the run's loop holds it for the model's turns, lets go of it while
       // its calls wait on the person, and reads it again from the store for the next turn.
-      const loaded = await this.store.loadMessages(session.summary.sessionId);
+      const { messages: loaded, leftOut } = await this.storedConversation(session.summary.sessionId);
       // No run of the chat goes on: what its last one could not store of its end is written before this run follows it.
       if (existing) loaded.push(...(await this.closeEarlierRun(session.summary, loaded)));
       const messages = answerUnansweredCalls(loaded);
+      const notes = leftOut.length === 0 ? undefined : [leftOutText(leftOut)];
+      if (notes !== undefined) this.log(`Run ${runId} of chat ${session.summary.sessionId}: ${notes[0]}`);
       const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
       const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
       const userMessage: ChatMessage = { role: 'user', content: input.message };
@@ -603,7 +608,8 @@ export class ChatService {
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (input.requester !== undefined) run.requester = input.requester;
       if (cluster) run.fence = 1;
-      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) }, ...(input.requester === undefined ? {} : { requester: input.requester }) }));
+      const said = notes === undefined ? {} : { notes };
+      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) }, ...(input.requester === undefined ? {} : { requester: input.requester }), ...said }));
       return { runId };
     });
   }
@@ -1948,6 +1954,7 @@ export class ChatService {
       onMessage: (message) => run.unsaved.push(message),
       ...(resume === undefined ? {} : { resume }),
       ...(settings.requester === undefined ? {} : { requester: settings.requester }),
+      ...(settings.notes === undefined ? {} : { notes: settings.notes }),
       ...loopOptions(settings.options),
     });
   }
@@ -1983,9 +1990,19 @@ export class ChatService {
 
   /** The chat's whole conversation as its model reads it: behind the system prompt. */
   private async conversation(sessionId: string): Promise<ChatMessage[]> {
-    const messages = answerUnansweredCalls(await this.store.loadMessages(sessionId));
+    const messages = answerUnansweredCalls((await this.storedConversation(sessionId)).messages);
     messages.unshift(...this.systemMessages());
     return messages;
+  }
+
+  /**
+   * A chat's stored conversation, a message whose record is damaged left out (`leftOut` names each): the chat goes on
+   * without it rather than failing every next message. The results of a turn left out go with it (withoutStrayResults).
+   */
+  private async storedConversation(sessionId: string): Promise<{ messages: ChatMessage[]; leftOut: string[] }> {
+    const leftOut: string[] = [];
+    const messages = await this.store.loadMessages(sessionId, (record) => leftOut.push(record));
+    return { messages: leftOut.length === 0 ? messages : withoutStrayResults(messages), leftOut };
   }
 
   /**

@@ -49,8 +49,11 @@ export interface AirlockStore {
 
   /** Appends one message to a session's conversation, as a message of `run` when it is one of a run's. */
   appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void>;
-  /** A session's whole conversation, in order: what a run sends its model. */
-  loadMessages(sessionId: string): Promise<ChatMessage[]>;
+  /**
+   * A session's whole conversation, in order: what a run sends its model. A message whose record is damaged fails the
+   * read, or with `leftOut` is left out and named to it (the record and why), the others read as they are.
+   */
+  loadMessages(sessionId: string, leftOut?: (record: string) => void): Promise<ChatMessage[]>;
   /**
    * One page of a session's conversation, with the ledger rows of its calls: the newest messages before the
    * `before`-th, as many as fit `limit` and `maxChars`. Reads little more than it answers, however long the chat.

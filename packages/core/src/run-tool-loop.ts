@@ -142,6 +142,8 @@ export interface RunToolLoopOptions {
    * request (see ChatRequest.requester). Default none.
    */
   requester?: string;
+  /** Said as statuses right after a new run's run-start (what the host left out of the conversation). Default none. */
+  notes?: readonly string[];
 }
 
 /** A limit on the calls running at once (see `RunToolLoopOptions.toolSlots`). */
@@ -378,6 +380,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     }
   } else {
     yield { type: 'run-start', runId, sessionId: options.sessionId };
+    for (const text of options.notes ?? []) yield { type: 'status', text };
   }
 
   // Every turn but a new run's first follows tool calls (a resumed run's first, too: its calls just ended).

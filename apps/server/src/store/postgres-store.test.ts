@@ -230,7 +230,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     }
   });
 
-  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named', async () => {
+  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
     const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
@@ -238,10 +238,11 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await store.createRun(run('r1', 'kept'));
     await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
     await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+    await store.appendMessage('kept', { role: 'assistant', content: 'hi' }, 2);
     await withClient(async (client) => {
       await client.query(`UPDATE ${table('events')} SET json = '{"type":"status","text":5}' WHERE run_id = 'r1' AND seq = 1`);
       await client.query(`UPDATE ${table('events')} SET json = '{"type":"tool-run","command":"ls"}' WHERE run_id = 'r1' AND seq = 2`);
-      await client.query(`UPDATE ${table('messages')} SET json = '{"role":"person","content":"hello"}' WHERE session_id = 'kept'`);
+      await client.query(`UPDATE ${table('messages')} SET json = '{"role":"person","content":"hello"}' WHERE session_id = 'kept' AND json LIKE '%"user"%'`);
     });
     const reads: [() => Promise<unknown>, RegExp][] = [
       [() => store.loadEvents('r1', 0), /^an event of run r1: text: .+$/],
@@ -255,6 +256,9 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
       const error = await read().then(() => undefined, (thrown: unknown) => thrown);
       expect(store.damagedRecord(error)).toMatch(record);
     }
+    const leftOut: string[] = [];
+    expect(await store.loadMessages('kept', (damaged) => leftOut.push(damaged))).toStrictEqual([{ role: 'assistant', content: 'hi' }]);
+    expect(leftOut).toStrictEqual([expect.stringMatching(/^a message of chat kept: role: .+$/)]);
   });
 
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {

@@ -62,6 +62,7 @@ import {
   storedEvent,
   storedJson,
   storedMessage,
+  storedMessages,
   toGrant,
   toPending,
   toPendingRecord,
@@ -358,7 +359,7 @@ export class PostgresStore implements AirlockStore, Cluster {
    * A page of rows at a time, each parsed as it comes (all the rows' JSON at once would be a second copy of the whole
    * chat before any of it is parsed), in one snapshot of the chat (REPEATABLE READ): a write meanwhile is not half seen.
    */
-  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+  async loadMessages(sessionId: string, leftOut?: (record: string) => void): Promise<ChatMessage[]> {
     return inTransaction(this.pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       const messages: ChatMessage[] = [];
@@ -367,7 +368,7 @@ export class PostgresStore implements AirlockStore, Cluster {
           'SELECT message_id, json FROM messages WHERE session_id = $1 AND message_id > $2 ORDER BY message_id LIMIT $3',
           [sessionId, after, MESSAGES_PER_READ],
         );
-        for (const row of rows) messages.push(storedMessage(row.json, `a message of chat ${sessionId}`));
+        storedMessages(rows.map((row) => row.json), sessionId, leftOut, messages);
         if (rows.length < MESSAGES_PER_READ) return messages;
         after = rows.at(-1)!.message_id;
       }

@@ -106,6 +106,22 @@ export function storedMessage(json: string, record: string): ChatMessage {
   return storedOf(chatMessageSchema, json, record) as ChatMessage;
 }
 
+/**
+ * A chat's stored messages, read with storedMessage; with `leftOut`, one that does not read is left out and named to
+ * it rather than failing the read (see AirlockStore.loadMessages).
+ */
+export function storedMessages(jsons: Iterable<string>, sessionId: string, leftOut: ((record: string) => void) | undefined, into: ChatMessage[] = []): ChatMessage[] {
+  for (const json of jsons) {
+    try {
+      into.push(storedMessage(json, `a message of chat ${sessionId}`));
+    } catch (error) {
+      if (leftOut === undefined || !(error instanceof DamagedRecordError)) throw error;
+      leftOut(error.message);
+    }
+  }
+  return into;
+}
+
 function storedOf(schema: ZodType, json: string, record: string): unknown {
   const value = storedJson<unknown>(json, record);
   const parsed = schema.safeParse(value);

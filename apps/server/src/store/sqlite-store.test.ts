@@ -261,7 +261,7 @@ describe('SqliteStore', () => {
     await reopened.close();
   });
 
-  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named, and leaves it as it was', async () => {
+  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
@@ -269,11 +269,12 @@ describe('SqliteStore', () => {
     await store.createRun(run('r1', 'kept'));
     await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
     await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+    await store.appendMessage('kept', { role: 'assistant', content: 'hi' }, 2);
     await store.close();
     const db = new Database(file);
     db.prepare("UPDATE events SET json = '{\"type\":\"status\",\"text\":5}' WHERE run_id = 'r1' AND seq = 1").run();
     db.prepare("UPDATE events SET json = '{\"type\":\"tool-run\",\"command\":\"ls\"}' WHERE run_id = 'r1' AND seq = 2").run();
-    db.prepare("UPDATE messages SET json = '{\"role\":\"person\",\"content\":\"hello\"}' WHERE session_id = 'kept'").run();
+    db.prepare("UPDATE messages SET json = '{\"role\":\"person\",\"content\":\"hello\"}' WHERE session_id = 'kept' AND seq = 1").run();
     db.close();
 
     const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
@@ -289,6 +290,9 @@ describe('SqliteStore', () => {
       const error = await read().then(() => undefined, (thrown: unknown) => thrown);
       expect(reopened.damagedRecord(error)).toMatch(record);
     }
+    const leftOut: string[] = [];
+    expect(await reopened.loadMessages('kept', (damaged) => leftOut.push(damaged))).toStrictEqual([{ role: 'assistant', content: 'hi' }]);
+    expect(leftOut).toStrictEqual([expect.stringMatching(/^a message of chat kept: role: .+$/)]);
     expect(await reopened.lastEventSeq('r1')).toBe(2);
     await reopened.close();
   });

@@ -47,6 +47,7 @@ import {
   storedDecision,
   storedEvent,
   storedMessage,
+  storedMessages,
   toGrant,
   toRun,
   toUnfinishedRun,
@@ -211,9 +212,9 @@ export class SqliteStore implements AirlockStore {
     this.unsynced(() => this.statements.insertMessage.run({ sessionId, json: JSON.stringify(message), at, runId: run?.runId ?? null }));
   }
 
-  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+  async loadMessages(sessionId: string, leftOut?: (record: string) => void): Promise<ChatMessage[]> {
     // Row by row: all the rows' JSON at once would be a second copy of the whole chat before any of it is parsed.
-    return Array.from(this.statements.loadMessages.pluck().iterate(sessionId), (json) => storedMessage(json, `a message of chat ${sessionId}`));
+    return storedMessages(this.statements.loadMessages.pluck().iterate(sessionId), sessionId, leftOut);
   }
 
   async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
