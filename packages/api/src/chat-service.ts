@@ -853,9 +853,9 @@ export class ChatService {
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
-    // A rule changed just before is judged first: an allow of a call it denies finds it denied by the rule. Every
-    // decision waits alike, so two sent one after the other still land in that order.
-    await this.waitingJudge?.idle();
+    // A rule changed just before is judged first on the chat's calls: an allow of a call it denies finds it denied by
+    // the rule. Every decision in a chat waits alike, so two sent one after the other still land in that order.
+    await this.waitingJudge?.idle(input.sessionId);
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
     const paused = this.pausedWaiting(input.sessionId).find(({ waiting }) => waiting.approvalId === input.approvalId);
     // A stopped run's calls are cancelled with it when it is taken up: the stop was given first.

@@ -85,6 +85,11 @@ export interface RuleService {
   evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: { preview?: boolean }): Promise<PolicyVerdict | undefined>;
   /** A number that changes whenever `evaluate` may answer differently (a rule added, edited, removed, or read again). */
   version?(): number;
+  /**
+   * The rules as they are now, read once (the workspace's file included), to judge many calls with as `evaluate` judges
+   * each in preview. Good while `version` does not change. Without it, each call is judged by `evaluate`.
+   */
+  snapshot?(): Promise<(sessionId: string, call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined>>;
   /** Calls `listener` whenever `version` changes; answers how to stop. */
   onChange?(listener: () => void): () => void;
   /** Reads the rules kept in the store again (another instance may have changed them unheard). */

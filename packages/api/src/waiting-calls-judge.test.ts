@@ -1,5 +1,5 @@
 import { ApprovalRegistry, defineTool, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { deferred, ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService } from './chat-service';
@@ -61,5 +61,55 @@ describe('a waiting call the changed rules could not judge again', () => {
     expect(await chat.confirm({ sessionId: 's', approvalId: unjudged!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === 's')?.activeRunId).toBeNull(), { timeout: 10_000 });
     expect(ran).toStrictEqual(['cat ~/.ssh/id_rsa', 'hello']);
+  });
+});
+
+describe('a decision after the rules changed', () => {
+  it('waits for the judgement of its own chat only, not of every chat: one chat whose judgement is slow holds no other (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    const slow = deferred();
+    const started = deferred();
+    const deny: PolicyVerdict = { effect: 'deny', ruleId: 'rule_rm', description: [{ text: 'Deny rm' }], message: 'no rm' };
+    const rules = {
+      evaluate: async (sessionId: string): Promise<PolicyVerdict | undefined> => {
+        if (version === 0 || sessionId !== 'slow') return undefined;
+        started.resolve();
+        await slow.promise;
+        return deny;
+      },
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const ran: string[] = [];
+    const steps = () => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'hello' } }), textStep('done')]);
+    const models = new Map([
+      ['r-quick', steps()],
+      ['r-slow', steps()],
+    ]);
+    let next = 0;
+    const order = ['r-quick', 'r-slow'];
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.get(order[next++]!)!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 'quick', runId: 'r-quick', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('quick')).toHaveLength(1), { timeout: 10_000 });
+    await chat.startRun({ sessionId: 'slow', runId: 'r-slow', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('slow')).toHaveLength(1), { timeout: 10_000 });
+    const [quick] = chat.pending('quick');
+    const [held] = chat.pending('slow');
+
+    version++;
+    for (const listener of listeners) listener();
+    await started.promise;
+    // The slow chat's judgement is still reading: an allow in the other chat lands, and its call runs.
+    expect(await chat.confirm({ sessionId: 'quick', approvalId: quick!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['hello']), { timeout: 10_000 });
+
+    // An allow in the slow chat still lands after its chat's judgement: the rule denied the call first.
+    const allow = chat.confirm({ sessionId: 'slow', approvalId: held!.approvalId, decision: 'allow' });
+    slow.resolve();
+    expect(await allow).toMatchObject({ resolved: false, status: 'already-decided', decision: 'deny' });
+    expect(ran).toStrictEqual(['hello']);
   });
 });

@@ -1,4 +1,4 @@
-import type { AnyTool, ApprovalRegistry, AskedBecause, PendingApproval, PolicyVerdict } from '@airlock/core';
+import type { AnyTool, ApprovalRegistry, AskedBecause, PendingApproval, PolicyVerdict, ToolCall } from '@airlock/core';
 import type { RuleService } from './context';
 import type { AirlockStore } from './store';
 
@@ -15,6 +15,19 @@ export interface WaitingCallsJudgeOptions {
   log: (line: string) => void;
 }
 
+/** The rule id a call held because the rules could not judge it again is listed with (no rule asked about it). */
+export const UNJUDGED = 'rules-unread';
+
+type Evaluate = (sessionId: string, call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined>;
+
+/** A chat's pass, queued and not started. */
+interface Due {
+  done: Promise<void>;
+  settle: () => void;
+  /** Asked for before a grant: judged by the rules read anew (the workspace's file included), not as a pass read them. */
+  fresh: boolean;
+}
+
 /**
  * Judges the calls waiting here again by the rules as they are now. A deny rule added or changed while a call waited
  * that catches it denies it at once, with the rule's reason, as it would have denied it put up under the rule (an
@@ -22,51 +35,109 @@ export interface WaitingCallsJudgeOptions {
  * cannot tell it from a call it denies has it released only by a grant for its exact arguments, as if it had been put
  * up under that rule: else "Always allow" on a sibling of its tool, a grant for any call of the tool, let it run with
  * no person's allow.
+ *
+ * Passes are made one chat at a time, one after the other, and the rules are read once for as long as they do not
+ * change (see RuleService.snapshot), not once a call. A decision waits only for the passes over its own chat, whose
+ * queued pass goes first: a decision, which touches only its chat's calls, does not wait behind every chat's.
  */
-/** The rule id a call held because the rules could not judge it again is listed with (no rule asked about it). */
-export const UNJUDGED = 'rules-unread';
-
 export class WaitingCallsJudge {
-  private running: Promise<void> = Promise.resolve();
-  /** A pass of every session is queued and not started: a change meanwhile needs no other. */
-  private allQueued = false;
+  /** Chats whose pass is queued and not started, in order. */
+  private readonly due = new Map<string, Due>();
+  /** Chats a decision or a grant waits on: their queued pass goes before the others. */
+  private readonly urgent = new Set<string>();
+  /** The chat being judged now, and when its pass is done. */
+  private current: { sessionId: string; done: Promise<void> } | undefined;
+  private pumping = false;
 
   constructor(private readonly options: WaitingCallsJudgeOptions) {}
 
-  /** Every waiting call of this instance, once the rules changed. Passes run one at a time. */
+  /** Every waiting call of this instance, once the rules changed. */
   judgeAll(): Promise<void> {
-    if (this.allQueued) return this.running;
-    this.allQueued = true;
-    return this.queue(async () => {
-      this.allQueued = false;
-      for (const sessionId of new Set(this.options.sessions())) await this.judgeSession(sessionId);
-    });
+    return Promise.all([...new Set(this.options.sessions())].map((sessionId) => this.enqueue(sessionId, false))).then(() => undefined);
   }
 
-  /** The session's waiting calls, now: before a grant of the chat is put in force. */
+  /** The session's waiting calls, now and by the rules read anew, before the others: before a grant of the chat is put in force. */
   judge(sessionId: string): Promise<void> {
-    return this.queue(() => this.judgeSession(sessionId));
+    const done = this.enqueue(sessionId, true);
+    this.urgent.add(sessionId);
+    return done;
   }
 
-  /** Settles once the passes queued so far are done: a person's allow lands after them, on the call as they left it. */
-  idle(): Promise<void> {
-    return this.running;
+  /**
+   * Settles once the passes over the chat queued so far are done, its queued one taken first: a person's decision lands
+   * after them, on the call as they left it. Two decisions in a chat wait alike, so they still land in order.
+   */
+  idle(sessionId: string): Promise<void> {
+    const due = this.due.get(sessionId);
+    if (due !== undefined) {
+      this.urgent.add(sessionId);
+      return due.done;
+    }
+    return this.current?.sessionId === sessionId ? this.current.done : Promise.resolve();
   }
 
-  private queue(work: () => Promise<void>): Promise<void> {
-    const next = this.running.then(work);
-    this.running = next.catch((error: unknown) => this.options.log(`Could not judge the waiting calls again by the rules: ${error instanceof Error ? error.message : String(error)}`));
-    return this.running;
+  private enqueue(sessionId: string, fresh: boolean): Promise<void> {
+    let due = this.due.get(sessionId);
+    if (due === undefined) {
+      let settle = () => {};
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      due = { done, settle, fresh };
+      this.due.set(sessionId, due);
+    } else if (fresh) due.fresh = true;
+    void this.pump();
+    return due.done;
   }
 
-  private async judgeSession(sessionId: string): Promise<void> {
-    const { registry, rules } = this.options;
+  private next(): [string, Due] | undefined {
+    for (const sessionId of this.urgent) {
+      this.urgent.delete(sessionId);
+      const due = this.due.get(sessionId);
+      if (due !== undefined) return [sessionId, due];
+    }
+    const first = this.due.entries().next();
+    return first.done === true ? undefined : first.value;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    // The rules as read for the passes so far, and the version they were read at.
+    let read: { version: number | undefined; evaluate: Evaluate } | undefined;
+    try {
+      for (let next = this.next(); next !== undefined; next = this.next()) {
+        const [sessionId, due] = next;
+        this.due.delete(sessionId);
+        this.current = { sessionId, done: due.done };
+        try {
+          if (read === undefined || due.fresh || read.version === undefined || read.version !== this.options.rules.version?.()) read = await this.read().catch(unread);
+          await this.judgeSession(sessionId, read.evaluate);
+        } catch (error) {
+          this.options.log(`Could not judge the waiting calls of ${sessionId} again by the rules: ${error instanceof Error ? error.message : String(error)}`);
+        } finally {
+          this.current = undefined;
+          due.settle();
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** The rules as they are now, read once for many calls; each call alone where the rules cannot be read so. */
+  private async read(): Promise<{ version: number | undefined; evaluate: Evaluate }> {
+    const { rules } = this.options;
+    const evaluate: Evaluate = rules.snapshot === undefined ? (sessionId, call, tool) => rules.evaluate(sessionId, call, tool, { preview: true }) : await rules.snapshot();
+    return { version: rules.version?.(), evaluate };
+  }
+
+  private async judgeSession(sessionId: string, evaluate: Evaluate): Promise<void> {
+    const { registry } = this.options;
     for (const call of registry.listPending(sessionId)) {
       const tool = this.options.toolOf(call);
       if (tool === undefined) continue;
       let verdict: PolicyVerdict | undefined;
       try {
-        verdict = await rules.evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool, { preview: true });
+        verdict = await evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool);
       } catch (error) {
         // A call the changed rules could not judge (the workspace's rules file unreadable, say) may be one they hold:
         // it is held as one a deny rule cannot tell from one it denies, and its card says why. The other calls are
@@ -93,4 +164,9 @@ export class WaitingCallsJudge {
     // list of every instance; a write that fails leaves it marked here, where its run is driven.
     await store.requireExactGrants(call.runId, call.toolCallId, askedBecause).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
   }
+}
+
+/** Rules that could not be read: each call is judged as one they failed to judge (held), and the next pass reads again. */
+function unread(error: unknown): { version: undefined; evaluate: Evaluate } {
+  return { version: undefined, evaluate: () => Promise.reject(error instanceof Error ? error : new Error(String(error))) };
 }

@@ -170,7 +170,16 @@ export class RuleBook implements RuleService {
   }
 
   async evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options: { preview?: boolean } = {}): Promise<PolicyVerdict | undefined> {
+    return this.evaluateWith(await this.readWorkspaceFile(), sessionId, call, tool, options);
+  }
+
+  /** The workspace's file read once for every call judged with what it answers (the waiting calls, when the rules change). */
+  async snapshot(): Promise<(sessionId: string, call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined>> {
     const file = await this.readWorkspaceFile();
+    return (sessionId, call, tool) => this.evaluateWith(file, sessionId, call, tool, { preview: true });
+  }
+
+  private async evaluateWith(file: WorkspaceRules, sessionId: string, call: ToolCall, tool: AnyTool, options: { preview?: boolean }): Promise<PolicyVerdict | undefined> {
     const rules = [...[...this.kept.values()].map((kept) => kept.rule), ...this.fileRules(file)];
     if (rules.length === 0) return undefined;
     const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, this.ruleContext(sessionId, file.kind === 'loaded' && this.trustOf(file) === 'trusted'));
