@@ -26,6 +26,8 @@ export class AnsweredStreamsTransport implements Transport {
   readonly #inner: Transport;
   /** Each request posted and not settled yet, with the event stream it is answered on once it has one. */
   readonly #requests = new Map<RequestId, Posted>();
+  /** Each request sent and neither answered nor given up on, however its answer is to come (a stream resumed, too). */
+  readonly #unanswered = new Set<RequestId>();
   /** Marks the errors put at the end of a stream that ended unanswered (`#trailer`): no server can send one. */
   readonly #mark = randomUUID();
 
@@ -39,6 +41,7 @@ export class AnsweredStreamsTransport implements Transport {
       if ('id' in message && !('method' in message) && message.id !== undefined) {
         // The answer came after all, before the end of its stream: the error put after it is no answer.
         if (this.#isTrailer(message) && !this.#requests.has(message.id)) return;
+        this.#unanswered.delete(message.id);
         this.#settled(message.id);
       }
       this.onmessage?.(message, extra);
@@ -57,16 +60,29 @@ export class AnsweredStreamsTransport implements Transport {
     return this.#inner.start();
   }
 
+  /** Whether a request sent waits for its answer. */
+  get awaitingAnswer(): boolean {
+    return this.#unanswered.size > 0;
+  }
+
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const request = 'method' in message && 'id' in message ? message.id : undefined;
+    if (request !== undefined) this.#unanswered.add(request);
     const sent = this.#inner.send(message, options);
+    // A request that could not be sent is failed by the client, with no cancellation sent for it.
+    if (request !== undefined) sent.catch(() => this.#unanswered.delete(request));
     if ('method' in message && message.method === 'notifications/cancelled') {
       const id: unknown = message.params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') this.#settled(id);
+      if (typeof id === 'string' || typeof id === 'number') {
+        this.#unanswered.delete(id);
+        this.#settled(id);
+      }
     }
     return sent;
   }
 
   close(): Promise<void> {
+    this.#unanswered.clear();
     for (const posted of this.#requests.values()) posted.stream?.end();
     this.#requests.clear();
     return this.#inner.close();

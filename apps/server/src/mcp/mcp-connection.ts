@@ -283,7 +283,7 @@ export class McpConnection {
                     ),
                   ),
                 ),
-                { onStorm: () => this.#onReopenStorm(transport), clock: this.#options.clock },
+                { onStorm: () => this.#onReopenStorm(transport), awaitingAnswer: () => transport.awaitingAnswer, clock: this.#options.clock },
               ),
             ),
           }),

@@ -47,7 +47,7 @@ describe('a Streamable HTTP server whose event stream ends at once, asking for n
     expect(gets).toBe(MAX_EMPTY_STREAMS_IN_A_ROW);
   });
 
-  test('with an event in each, is opened again no sooner than the floor after each end, by its clock, and stays usable', async () => {
+  test('with an event in each, is opened again the floor after the first end, then twice as late after each, by its clock, and stays usable', async () => {
     const clock = manualClock();
     const gets: number[] = [];
     await using remote = await httpMcpServer({
@@ -62,18 +62,69 @@ describe('a Streamable HTTP server whose event stream ends at once, asking for n
     });
     await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined }, clock });
     await mcp.start();
-    // The clock stands still while each stream is opened and ends at once: the next waits for the floor from then.
-    for (let opened = 1; opened <= 4; opened++) {
-      await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + MIN_STREAM_REOPEN_DELAY_MS]), { timeout: 20_000 });
-      expect(gets).toHaveLength(opened);
-      clock.advance(MIN_STREAM_REOPEN_DELAY_MS - 1);
+    // The clock stands still while each stream is opened and ends at once: the next waits from then.
+    const delays = [MIN_STREAM_REOPEN_DELAY_MS, 2_000, 4_000, 8_000];
+    for (const [index, delay] of delays.entries()) {
+      await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + delay]), { timeout: 20_000 });
+      expect(gets).toHaveLength(index + 1);
+      clock.advance(delay - 1);
       expect(clock.pending()).toHaveLength(1);
       clock.advance(1);
     }
     await vi.waitFor(() => expect(gets).toHaveLength(5), { timeout: 20_000 });
-    expect(gets).toStrictEqual([0, 1, 2, 3, 4].map((index) => index * MIN_STREAM_REOPEN_DELAY_MS));
+    expect(gets).toStrictEqual([0, 1_000, 3_000, 7_000, 15_000]);
     const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
     await expect(sized?.execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
+    expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
+  });
+});
+
+describe('a Streamable HTTP server that has the client poll: each stream ends after an event id', () => {
+  // A server that sends one event a stream had it reopened every second for ever; while it is idle the delay grows,
+  // but the answer to a call it has the client poll for must come as soon as before.
+  test('is polled for a call’s answer the floor after each end while the call waits, however long the idle delay had grown', async () => {
+    const clock = manualClock();
+    const polls: number[] = [];
+    let idle = 0;
+    let callId: unknown;
+    await using remote = await httpMcpServer({
+      json: true,
+      tools: sizedTool,
+      route: (request, response, message) => {
+        const stream = (text: string) => {
+          response.writeHead(200, { 'content-type': 'text/event-stream' }).end(text);
+          return true;
+        };
+        if (message?.method === 'tools/call') {
+          callId = message.id;
+          return stream('id: call-0\nretry: 0\ndata: \n\n');
+        }
+        if (request.method !== 'GET') return false;
+        if (!String(request.headers['last-event-id']).startsWith('call-')) return stream(`id: idle-${(idle += 1)}\nretry: 0\ndata: \n\n`);
+        polls.push(clock.now());
+        if (polls.length < 3) return stream(`id: call-${polls.length}\nretry: 0\ndata: \n\n`);
+        const answer = { jsonrpc: '2.0', id: callId, result: { content: [{ type: 'text', text: 'polled' }] } };
+        return stream(`id: call-done\ndata: ${JSON.stringify(answer)}\n\n`);
+      },
+    });
+    await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined }, clock });
+    await mcp.start();
+    for (let reopened = 0; reopened < 3; reopened++) {
+      await vi.waitFor(() => expect(clock.pending()).toHaveLength(1), { timeout: 20_000 });
+      clock.advance(clock.pending()[0]! - clock.now());
+    }
+    await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + 8_000]), { timeout: 20_000 });
+    const idleEnded = clock.now();
+    const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
+    const answered = sized?.execute({ bytes: 2 }, context());
+    for (let poll = 1; poll <= 3; poll++) {
+      await vi.waitFor(() => expect(clock.pending()).toContain(clock.now() + MIN_STREAM_REOPEN_DELAY_MS), { timeout: 20_000 });
+      clock.advance(MIN_STREAM_REOPEN_DELAY_MS);
+      await vi.waitFor(() => expect(polls).toHaveLength(poll), { timeout: 20_000 });
+    }
+    await expect(answered).resolves.toStrictEqual({ content: 'polled' });
+    expect(polls).toStrictEqual([1, 2, 3].map((poll) => idleEnded + poll * MIN_STREAM_REOPEN_DELAY_MS));
+    expect(idle).toBe(4);
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
   });
 });

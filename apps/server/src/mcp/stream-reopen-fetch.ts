@@ -3,8 +3,12 @@ import { clockDelay, SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 
 /** The least time between the end of an event stream the SDK opens with GET and its next GET, in ms. */
 export const MIN_STREAM_REOPEN_DELAY_MS = 1000;
+/** The most that time grows to while the server's streams end soon with at most one event in each, in ms. */
+export const MAX_STREAM_REOPEN_DELAY_MS = 30_000;
 /** Event streams in a row that may end soon after they were opened with nothing in them; the next one is not opened. */
 export const MAX_EMPTY_STREAMS_IN_A_ROW = 10;
+/** Doublings of the floor that reach MAX_STREAM_REOPEN_DELAY_MS. */
+const MOST_DOUBLINGS = Math.ceil(Math.log2(MAX_STREAM_REOPEN_DELAY_MS / MIN_STREAM_REOPEN_DELAY_MS));
 /** A stream that lasted less than this, in ms, ended soon after it was opened. */
 const SHORT_STREAM_MS = 10_000;
 
@@ -21,7 +25,12 @@ export class StreamReopenStormError extends Error {
 export interface StreamReopenOptions {
   /** Called once the server's streams ended empty MAX_EMPTY_STREAMS_IN_A_ROW times in a row; no GET is made after. */
   onStorm: () => void;
-  /** The clock the floor is kept by. Default the system's. */
+  /**
+   * Whether a request of Airlock's waits for its answer, which a server may have the client poll for: the delay is the
+   * floor then, however it grew. Default never.
+   */
+  awaitingAnswer?: () => boolean;
+  /** The clock the delays are kept by. Default the system's. */
   clock?: McpClock;
 }
 
@@ -33,16 +42,24 @@ export interface StreamReopenOptions {
  * MIN_STREAM_REOPEN_DELAY_MS after the last stream ended, and once MAX_EMPTY_STREAMS_IN_A_ROW streams ended within
  * SHORT_STREAM_MS with no `data` or `id` field in them, `onStorm` is called and no GET is made any more. A stream that
  * lasted, or brought an event, starts the count again: a server behind a proxy that ends idle streams, or one that has
- * the client poll (an event id, then the end), is reopened as before, no more often than the floor.
+ * the client poll (an event id, then the end), is reopened as before. While streams end soon with one event each (an
+ * idle server that has the client poll, or one that sends an event a stream for ever), the delay doubles after each
+ * from the second, up to MAX_STREAM_REOPEN_DELAY_MS; a stream that lasted, or brought two events or more, brings it back to the floor,
+ * and while a request of Airlock's waits for its answer (`awaitingAnswer`) the floor is the delay.
  */
-export function streamReopenFetch(baseFetch: FetchLike, { onStorm, clock = SYSTEM_CLOCK }: StreamReopenOptions): FetchLike {
+export function streamReopenFetch(baseFetch: FetchLike, { onStorm, awaitingAnswer = () => false, clock = SYSTEM_CLOCK }: StreamReopenOptions): FetchLike {
   let lastEnd: number | undefined;
+  /** Streams in a row that ended soon with one event (or one field) in them, as many as make the delay its most. */
+  let thinInARow = 0;
   let emptyInARow = 0;
   let stormed = false;
-  const ended = (openedAt: number, content: boolean) => {
+  const ended = (openedAt: number, { fields, events }: StreamContent) => {
     const now = clock.now();
     lastEnd = now;
-    emptyInARow = !content && now - openedAt < SHORT_STREAM_MS ? emptyInARow + 1 : 0;
+    const short = now - openedAt < SHORT_STREAM_MS;
+    if (!short || events > 1) thinInARow = 0;
+    else if (fields) thinInARow = Math.min(thinInARow + 1, MOST_DOUBLINGS + 1);
+    emptyInARow = short && !fields ? emptyInARow + 1 : 0;
     if (emptyInARow < MAX_EMPTY_STREAMS_IN_A_ROW || stormed) return;
     stormed = true;
     onStorm();
@@ -50,7 +67,9 @@ export function streamReopenFetch(baseFetch: FetchLike, { onStorm, clock = SYSTE
   return async (url, init) => {
     if (init?.method !== 'GET') return baseFetch(url, init);
     if (stormed) throw new StreamReopenStormError();
-    if (lastEnd !== undefined) await clockDelay(clock, lastEnd + MIN_STREAM_REOPEN_DELAY_MS - clock.now(), init.signal ?? undefined);
+    const doublings = awaitingAnswer() ? 0 : Math.max(0, thinInARow - 1);
+    const wait = Math.min(MIN_STREAM_REOPEN_DELAY_MS * 2 ** doublings, MAX_STREAM_REOPEN_DELAY_MS);
+    if (lastEnd !== undefined) await clockDelay(clock, lastEnd + wait - clock.now(), init.signal ?? undefined);
     const response = await baseFetch(url, init);
     if (!response.ok || response.body === null) return response;
     const body = watched(response.body, clock.now(), ended);
@@ -58,10 +77,15 @@ export function streamReopenFetch(baseFetch: FetchLike, { onStorm, clock = SYSTE
   };
 }
 
-/** `source`, passed on as it is; `onEnd` is told when it ends or fails (not when its reader cancels it) and whether it held a field. */
-function watched(source: ReadableStream<Uint8Array>, openedAt: number, onEnd: (openedAt: number, content: boolean) => void): ReadableStream<Uint8Array> {
-  const fields = contentFields();
-  let content = false;
+/** What an event stream held: whether a line of it was a `data` or `id` field, and the events such fields made (at most 2 counted). */
+interface StreamContent {
+  fields: boolean;
+  events: number;
+}
+
+/** `source`, passed on as it is; `onEnd` is told when it ends or fails (not when its reader cancels it) and what it held. */
+function watched(source: ReadableStream<Uint8Array>, openedAt: number, onEnd: (openedAt: number, content: StreamContent) => void): ReadableStream<Uint8Array> {
+  const content = contentOf();
   const reader = source.getReader();
   return new ReadableStream<Uint8Array>(
     {
@@ -70,15 +94,15 @@ function watched(source: ReadableStream<Uint8Array>, openedAt: number, onEnd: (o
         try {
           read = await reader.read();
         } catch (error) {
-          onEnd(openedAt, content);
+          onEnd(openedAt, content.held);
           throw error;
         }
         if (read.done) {
-          onEnd(openedAt, content);
+          onEnd(openedAt, content.held);
           controller.close();
           return;
         }
-        content ||= fields(read.value);
+        content.read(read.value);
         controller.enqueue(read.value);
       },
       cancel: (reason) => reader.cancel(reason),
@@ -93,27 +117,38 @@ const NAMES = ['data', 'id'].map((name) => [...name].map((char) => char.charCode
 const LONGEST_NAME = Math.max(...NAMES.map((name) => name.length));
 
 /**
- * Reads an event stream (LF line ends, as `lfLineEndsFetch` makes them) chunk by chunk and says whether a line so far
- * was a `data` or `id` field; a comment, a `retry` and any other field is nothing.
+ * Reads an event stream (LF line ends, as `lfLineEndsFetch` makes them) chunk by chunk: whether a line so far was a
+ * `data` or `id` field, and how many events such fields made (each ended by a blank line), counted up to 2. A comment,
+ * a `retry` and any other field is nothing.
  */
-function contentFields(): (chunk: Uint8Array) => boolean {
+function contentOf(): { held: StreamContent; read(chunk: Uint8Array): void } {
+  const held: StreamContent = { fields: false, events: 0 };
   const name: number[] = [];
   let inValue = false;
-  let found = false;
+  let inEvent = false;
   const isContent = () => NAMES.some((known) => known.length === name.length && known.every((byte, index) => name[index] === byte));
-  return (chunk) => {
-    for (let index = 0; index < chunk.length && !found; index += 1) {
-      const byte = chunk[index]!;
-      if (byte === LF) {
-        found = !inValue && name.length > 0 && isContent();
-        name.length = 0;
-        inValue = false;
-      } else if (inValue) continue;
-      else if (byte === COLON) {
-        found = isContent();
-        inValue = true;
-      } else if (name.length <= LONGEST_NAME) name.push(byte);
-    }
-    return found;
+  const field = () => {
+    held.fields = true;
+    inEvent = true;
+  };
+  return {
+    held,
+    read: (chunk) => {
+      for (let index = 0; index < chunk.length && held.events < 2; index += 1) {
+        const byte = chunk[index]!;
+        if (byte === LF) {
+          if (!inValue && name.length === 0 && inEvent) {
+            held.events += 1;
+            inEvent = false;
+          } else if (!inValue && isContent()) field();
+          name.length = 0;
+          inValue = false;
+        } else if (inValue) continue;
+        else if (byte === COLON) {
+          if (isContent()) field();
+          inValue = true;
+        } else if (name.length <= LONGEST_NAME) name.push(byte);
+      }
+    },
   };
 }
