@@ -80,6 +80,23 @@ describe('budgetReads', () => {
     expect(handed).toBe(13);
   });
 
+  it('charges pings and pongs as messages, so a socket sending them back to back stops being read; a message after them waits its turn (found in review)', () => {
+    vi.useFakeTimers();
+    const client = new FakeClient();
+    let handed = 0;
+    client.on('message', () => handed++);
+    budgetReads(client as unknown as WebSocket, new SocketReads(client), { burstBytes: 1000, bytesPerSecond: 100, messageBytes: 100 }, () => Date.now());
+    for (let sent = 0; sent < 10; sent++) client.emit(sent % 2 === 0 ? 'ping' : 'pong', Buffer.alloc(0));
+    expect(client.paused).toBe(false);
+    // The eleventh overspends the burst: the socket is not read. Before, pings and pongs cost nothing, read without end.
+    client.emit('ping', Buffer.alloc(0));
+    expect(client.paused).toBe(true);
+    client.emit('message', Buffer.from('after'), false);
+    expect(handed).toBe(0);
+    vi.advanceTimersByTime(1000);
+    expect([handed, client.paused]).toStrictEqual([1, true]);
+  });
+
   it('the server\'s budget counts a cost for each message', () => {
     expect(DEFAULT_READ_BUDGET.messageBytes).toBe(256);
   });

@@ -50,7 +50,7 @@ export class SocketReads {
 type MessageListener = (data: RawData, isBinary: boolean) => void;
 
 /**
- * Holds a socket to `budget`: each message read spends its bytes, and once it has spent more than it had, the socket
+ * Holds a socket to `budget`: each message read spends its bytes, each ping or pong too, and once it has spent more than it had, the socket
  * is not read (back pressure: its bytes wait in its client and the network, it is not closed) until the budget is
  * back at nothing owed. Messages its WebSocket had already taken in before the pause wait with it, handed on in order
  * as the budget allows, so none of them costs the server's thread meanwhile and other sockets are read. Installed
@@ -96,6 +96,15 @@ export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadB
     handOn(data, isBinary);
     if (tokens < 0) owe();
   });
+  // Pings and pongs are spent as messages are, a pong sent at once for each ping: uncounted, a socket sending them back
+  // to back was read without end, each costing the server's thread a parse and an answer (found in review).
+  const spendControlFrame = (data: Buffer) => {
+    if (timer === undefined) refill();
+    tokens -= data.length + messageBytes;
+    if (tokens < 0 && timer === undefined) owe();
+  };
+  client.on('ping', spendControlFrame);
+  client.on('pong', spendControlFrame);
   client.on('close', () => {
     clearTimeout(timer);
     timer = undefined;
