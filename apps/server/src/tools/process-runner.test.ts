@@ -73,8 +73,13 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
   });
 
   test('a process that ignores SIGTERM is killed after the grace period', async () => {
-    // Time enough for the shell to set its trap on a loaded machine before the SIGTERM comes (else SIGTERM ends it).
-    const result = await sh(`trap '' TERM; echo ready; while :; do sleep 1; done`, { timeoutMs: 3_000, killGraceMs: 200 });
+    const cwd = await tempDir();
+    const controller = new AbortController();
+    const running = sh(`trap '' TERM; echo ready > ready; while :; do sleep 1; done`, { cwd, signal: controller.signal, killGraceMs: 200 });
+    // Stopped once its trap is set, however long the shell took to set it (a SIGTERM before ends it).
+    await vi.waitFor(() => readFile(join(cwd, 'ready')), { timeout: 20_000 });
+    controller.abort(new Error('stopped'));
+    const result = await running;
     expect(result.signal).toBe('SIGKILL');
     expect(await liveProcessGroupMembers(result.pid!)).toStrictEqual([]);
   });
@@ -212,7 +217,9 @@ describe('runProcess without a sandbox', () => {
   });
 
   test('a process that clears its environment and leaves the group cannot hold the call open through the pipes', async () => {
-    const result = await sh(`env -i setsid sh -c 'echo $$; exec sleep 300' & sleep 0.2`, { drainMs: 100 });
+    const cwd = await tempDir();
+    // The command ends once the process has written its pid to the pipe it holds, however long it took to start.
+    const result = await sh(`env -i setsid sh -c 'echo $$; touch started; exec sleep 300' & while [ ! -e started ]; do :; done`, { cwd, drainMs: 100 });
     const escaped = firstLinePid(result.output);
     try {
       expect(result.exitCode).toBe(0);
@@ -237,7 +244,7 @@ describe('runProcess in a bubblewrap sandbox', () => {
     try {
       const result = await runProcess({
         file: '/bin/sh',
-        args: ['-c', `env -i setsid sh -c 'exec sleep 300' ${token} & sleep 0.1; ls /proc | grep -c '^[0-9]'`],
+        args: ['-c', `env -i setsid sh -c 'touch started; exec sleep 300' ${token} & while [ ! -e started ]; do :; done; ls /proc | grep -c '^[0-9]'`],
         cwd,
         env: { PATH: '/usr/bin:/bin' },
         timeoutMs: 20_000,
