@@ -515,7 +515,7 @@ describe('the memory a sandboxed call can fill', () => {
   const SIZE_MIB = 8;
 
   test.skipIf('skip' in who)(
-    `its /tmp and /dev/shm hold at most --tool-tmp-size, it writes no other place in memory, and the answer says the space ran out${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    `its /tmp and /dev/shm hold at most --tool-tmp-size and a file per 4 KiB of it, it writes no other place in memory, and the answer says the space ran out${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
     async () => {
       const user = 'user' in who ? who.user : undefined;
       await using folder = await tempFolder();
@@ -551,6 +551,20 @@ describe('the memory a sandboxed call can fill', () => {
       expect(elsewhere.result).not.toContain('mounted');
       expect(elsewhere.result).toContain('Operation not permitted');
       expect(elsewhere.result).toMatch(/\ndone\nexit code: 0$/);
+      // Empty files take no page: without a bound on their number, every one of eight times as many is made.
+      const files = (SIZE_MIB * 1024 * 1024) / 4096;
+      for (const place of ['/tmp', '/dev/shm']) {
+        const made = await allowedCall(
+          server,
+          fake,
+          `python3 -c 'import os\nmade = 0\ntry:\n    while made < ${8 * files}: os.close(os.open(f"${place}/{made}", os.O_CREAT | os.O_WRONLY)); made += 1\nexcept OSError as error: print(error.strerror)\nprint("made", made)'`,
+        );
+        // Its root folder and the files the calls above left there count too.
+        expect(made.result).toMatch(/^No space left on device\nmade \d+\n/);
+        const count = Number(/^made (\d+)$/m.exec(made.result)?.[1]);
+        expect(count).toBeGreaterThan(files - 8);
+        expect(count).toBeLessThan(files);
+      }
       // A call that fits says nothing more, and the server runs on.
       expect(await allowedCall(server, fake, 'head -c 1M /dev/zero > /tmp/fits && echo fits')).toMatchObject({ outcome: 'executed', result: 'fits\nexit code: 0' });
       expect(await isRunning(server.serverPid)).toBe(true);

@@ -24,7 +24,8 @@ export interface BubblewrapSandbox {
   maxProcesses?: number;
   /**
    * Absolute path of `unshare`, to start bubblewrap in a user namespace that bounds the call's inotify instances and
-   * watches (see limitedNamespaceCommand). Default none: bubblewrap starts as it is, and they are not bounded.
+   * watches, and the files of its /tmp and /dev/shm (see limitedNamespaceCommand). Default none: bubblewrap starts as it
+   * is, and they are not bounded.
    */
   unshare?: string;
 }
@@ -48,7 +49,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it, and a watchdog
  * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap. The shell that starts the
  * command first limits the processes the call may run, and runs nothing when it cannot. With `unshare`, bubblewrap
- * starts in a user namespace that bounds the call's inotify instances and watches (see limitedNamespaceCommand).
+ * starts in a user namespace that bounds the call's inotify instances and watches, and the files its /tmp and /dev/shm
+ * may hold (see limitedNamespaceCommand).
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
@@ -77,9 +79,10 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
         ? {}
         : { emptyReadOnly: gitMask.paths.map((masked) => (masked.folder ? { path: masked.path, folder: true } : { path: masked.path, folder: false, fd: firstEmptyFd + fileIndex++ })) }),
       ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
+      ...(inotify !== undefined && tmpfsBytes !== undefined ? { stagedTmpfs: true } : {}),
     };
     const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
-    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand(sandbox.unshare, inotify, sandbox.bwrap, args);
+    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand(sandbox.unshare, inotify, sandbox.bwrap, args, tmpfsBytes);
     const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /** Where `unshare` (util-linux) is looked for: fixed system folders only, never a PATH a tool could write to. */
 export const UNSHARE_LOCATIONS = ['/usr/bin/unshare', '/bin/unshare'];
@@ -6,14 +6,26 @@ export const UNSHARE_LOCATIONS = ['/usr/bin/unshare', '/bin/unshare'];
 /** The share of the server's user's inotify instances and watches one call may hold: an eighth. */
 const INOTIFY_SHARE = 8;
 
+/**
+ * Where the namespace around bubblewrap mounts the call's /tmp and /dev/shm, to be bound in: under its own /dev/shm,
+ * a tmpfs over the host's in that namespace alone (the host's /dev/shm is out of the call's sight anyway, under its
+ * fresh /dev).
+ */
+export const STAGED_TMP = '/dev/shm/tmp';
+export const STAGED_SHM = '/dev/shm/shm';
+
+/** Bytes of a tmpfs per file it may hold: a page, what each file with any content takes already. */
+const BYTES_PER_FILE = 4096;
+
 /** What the call ends with when its limits could not be set: 126, as for the limit on processes. */
 const LIMITS_NOT_SET_EXIT_CODE = 126;
 
 /** Said at start-up when bubblewrap starts as it is (see BubblewrapProbe's `unshare`). */
 export const UNBOUNDED_INOTIFY_WARNING =
-  'Warning: tool calls’ inotify instances and watches are not bounded here (no unshare in /usr/bin or /bin, or it cannot set ' +
-  'them: /proc/sys read-only), so one call you allow can hold every one this user may have while it runs, and this server’s ' +
-  'and your editors’ file watching fail meanwhile.';
+  'Warning: tool calls’ inotify instances and watches, and the number of files in their /tmp and /dev/shm, are not bounded here ' +
+  '(no unshare in /usr/bin or /bin, or it cannot set them: /proc/sys read-only), so one call you allow can hold every inotify ' +
+  'watch this user may have while it runs (this server’s and your editors’ file watching then fail), and take gigabytes of ' +
+  'kernel memory in empty files.';
 
 /** inotify instances and watches one call may hold. */
 export interface InotifyLimits {
@@ -39,22 +51,46 @@ export function inotifyLimits(): InotifyLimits | undefined {
  * server's user's, so a call can hold no more than these, whatever namespaces it makes. The limits are set as root
  * of this namespace (`unshare --map-root-user`, the server's user outside); bubblewrap then maps the server's user and
  * group back (`--uid`, `--gid`), so the call sees the same ids as without it, and keeps no capability in this
- * namespace, nor any way to change them (its /proc/sys is read-only too). When they cannot be set, bubblewrap is not
- * started and the call says why.
+ * namespace, nor any way to change them (its /proc/sys is read-only too).
+ *
+ * With `tmpfsBytes`, the namespace has its own mounts too, and mounts there the tmpfs bubblewrap binds in as the
+ * call's /tmp and /dev/shm (STAGED_TMP, STAGED_SHM; see SandboxPolicy's `stagedTmpfs`), each of `tmpfsBytes` and of at
+ * most a file per page of it (`nr_inodes`, which bubblewrap has no option for): an empty file takes no page, so
+ * without it a call could make millions of them, each about 1 KB of kernel memory, whatever the size.
+ *
+ * When any of it cannot be done, bubblewrap is not started and the call says why.
  */
-export function limitedNamespaceCommand(unshare: string, limits: InotifyLimits, bwrap: string, args: readonly string[]): { file: string; args: string[] } {
-  const refusal = "airlock: this call's inotify limits could not be set, so the command was not run";
-  const set = `echo ${checkedCount(limits.instances)} > /proc/sys/user/max_inotify_instances && echo ${checkedCount(limits.watches)} > /proc/sys/user/max_inotify_watches`;
-  const script = `if ! { ${set}; } 2>/dev/null; then echo "${refusal}" >&2; exit ${LIMITS_NOT_SET_EXIT_CODE}; fi\nexec "$@"`;
+export function limitedNamespaceCommand(unshare: string, limits: InotifyLimits, bwrap: string, args: readonly string[], tmpfsBytes?: number): { file: string; args: string[] } {
+  const refusal = "airlock: this call's limits (inotify, files in /tmp and /dev/shm) could not be set, so the command was not run";
+  const steps = [`echo ${checkedCount(limits.instances)} > /proc/sys/user/max_inotify_instances`, `echo ${checkedCount(limits.watches)} > /proc/sys/user/max_inotify_watches`];
+  if (tmpfsBytes !== undefined) {
+    const [mount, mkdir] = [systemProgram('mount'), systemProgram('mkdir')];
+    const bytes = checkedCount(tmpfsBytes);
+    const sized = `size=${bytes},nr_inodes=${Math.max(1, Math.floor(bytes / BYTES_PER_FILE))},mode=0755`;
+    steps.push(
+      // Its root and the two folders.
+      `${mount} -n -t tmpfs -o size=${BYTES_PER_FILE},nr_inodes=3,mode=0755 airlock /dev/shm`,
+      `${mkdir} ${STAGED_TMP} ${STAGED_SHM}`,
+      `${mount} -n -t tmpfs -o ${sized} airlock-tmp ${STAGED_TMP}`,
+      `${mount} -n -t tmpfs -o ${sized} airlock-shm ${STAGED_SHM}`,
+    );
+  }
+  const script = `if ! { ${steps.join(' && ')}; } 2>/dev/null; then echo "${refusal}" >&2; exit ${LIMITS_NOT_SET_EXIT_CODE}; fi\nexec "$@"`;
   const ids = ['--uid', String(process.getuid?.() ?? 0), '--gid', String(process.getgid?.() ?? 0)];
   return {
     file: unshare,
-    args: ['--user', '--map-root-user', '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
+    args: ['--user', '--map-root-user', ...(tmpfsBytes === undefined ? [] : ['--mount']), '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
   };
 }
 
+/** A program of the system's own folders (never a PATH a tool could write to); the first place when in none, to fail there. */
+function systemProgram(name: string): string {
+  const places = [`/usr/bin/${name}`, `/bin/${name}`];
+  return places.find((place) => existsSync(place)) ?? places[0]!;
+}
+
 function checkedCount(count: number): number {
-  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`an inotify limit must be a whole number from 1, not ${count}`);
+  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`a limit must be a whole number from 1, not ${count}`);
   return count;
 }
 

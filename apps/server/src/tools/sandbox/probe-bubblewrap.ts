@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
-import { inotifyLimits, limitedNamespaceCommand, UNSHARE_LOCATIONS } from './namespace-limits';
+import { inotifyLimits, limitedNamespaceCommand, UNSHARE_LOCATIONS, type InotifyLimits } from './namespace-limits';
 import { bubblewrapArgs } from './sandbox-policy';
 
 /** Where bubblewrap is looked for: fixed system folders only, never a PATH a tool could write to. */
@@ -10,8 +10,9 @@ const PROBE_TIMEOUT_MS = 10_000;
 /**
  * `unsizedTmpfs`: this bubblewrap cannot bound a tmpfs (--size came in 0.7.0, and a set-user-ID one refuses it), so a
  * call's /tmp and /dev/shm hold up to the kernel's default, half the machine's memory each. `unshare`: where the
- * `unshare` that starts bubblewrap with a call's inotify limits is (see limitedNamespaceCommand); absent when none is
- * installed, or it cannot set them here (a read-only /proc/sys, as in many containers).
+ * `unshare` that starts bubblewrap with a call's inotify limits and its own /tmp and /dev/shm is (see
+ * limitedNamespaceCommand); absent when none is installed, or it cannot set them here (a read-only /proc/sys, as in
+ * many containers).
  */
 export type BubblewrapProbe = { available: true; bwrap: string; unsizedTmpfs?: true; unshare?: string } | { available: false; reason: string };
 
@@ -40,14 +41,18 @@ async function runProbe(network: boolean): Promise<BubblewrapProbe> {
   const tmpfsBytes = sized === undefined ? PROBE_TMPFS_BYTES : undefined;
   const unshare = await firstExecutable(UNSHARE_LOCATIONS);
   const limits = inotifyLimits();
-  const limited = unshare !== undefined && limits !== undefined && (await tryStart(bwrap, network, tmpfsBytes, (args) => limitedNamespaceCommand(unshare, limits, bwrap, args))) === undefined;
+  const limited = unshare !== undefined && limits !== undefined && (await tryStart(bwrap, network, tmpfsBytes, { unshare, limits })) === undefined;
   return { available: true, bwrap, ...(sized === undefined ? {} : { unsizedTmpfs: true }), ...(limited ? { unshare } : {}) };
 }
 
-/** Starts a trivial command in a sandbox (through `wrap`, if given): undefined when it ran, else the first line bubblewrap said. */
-function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined, wrap?: (args: string[]) => { file: string; args: string[] }): Promise<string | undefined> {
-  const args = [...bubblewrapArgs({ workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }) }), '--', '/bin/sh', '-c', 'exit 0'];
-  const start = wrap === undefined ? { file: bwrap, args } : wrap(args);
+/**
+ * Starts a trivial command in a sandbox (in a namespace of its own with `namespace`, as limitedNamespaceCommand makes
+ * it): undefined when it ran, else the first line bubblewrap said.
+ */
+function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined, namespace?: { unshare: string; limits: InotifyLimits }): Promise<string | undefined> {
+  const staged = namespace !== undefined && tmpfsBytes !== undefined;
+  const args = [...bubblewrapArgs({ workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }), ...(staged ? { stagedTmpfs: true } : {}) }), '--', '/bin/sh', '-c', 'exit 0'];
+  const start = namespace === undefined ? { file: bwrap, args } : limitedNamespaceCommand(namespace.unshare, namespace.limits, bwrap, args, tmpfsBytes);
   return new Promise((resolve) => {
     execFile(start.file, start.args, { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
       resolve(error === null ? undefined : stderr.trim().split('\n')[0] || error.message);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
 import { isStrictlyWithin } from '../path-within';
 import { hostLayout, type HostLayout } from './host-layout';
+import { STAGED_SHM, STAGED_TMP } from './namespace-limits';
 import { masksBesideVeils, veilArgs, type VeiledFolder } from './veiled-folders';
 
 /** What a sandboxed call may see of the filesystem and the network. */
@@ -37,6 +38,12 @@ export interface SandboxPolicy {
    * default, half the machine's memory each, for a bubblewrap without --size.
    */
   tmpfsBytes?: number;
+  /**
+   * Whether the namespace bubblewrap starts in has mounted the call's /tmp and /dev/shm (see limitedNamespaceCommand),
+   * bounded in bytes and in files: they are bound in from STAGED_TMP and STAGED_SHM, and `tmpfsBytes` is not used.
+   * Default false: bubblewrap makes them, bounded in bytes only.
+   */
+  stagedTmpfs?: boolean;
 }
 
 type Mount = { path: string; args: string[] };
@@ -94,16 +101,12 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
     '/',
     '--dev',
     '/dev',
-    ...sized(policy.tmpfsBytes),
-    '--tmpfs',
-    '/dev/shm',
+    ...(policy.stagedTmpfs === true ? ['--bind', STAGED_SHM, '/dev/shm'] : [...sized(policy.tmpfsBytes), '--tmpfs', '/dev/shm']),
     '--remount-ro',
     '/dev',
     '--proc',
     '/proc',
-    ...sized(policy.tmpfsBytes),
-    '--tmpfs',
-    '/tmp',
+    ...(policy.stagedTmpfs === true ? ['--bind', STAGED_TMP, '/tmp'] : [...sized(policy.tmpfsBytes), '--tmpfs', '/tmp']),
     ...mounts.flatMap((mount) => mount.args),
     ...writableMasks.flatMap((mask) => ['--remount-ro', mask]),
   ];
