@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
-import { startServerProcess, type ServerProcess } from './support/server-process';
+import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -312,6 +313,30 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     const kept = new Database(file, { readonly: true });
     expect(kept.prepare("SELECT seq, json FROM messages WHERE session_id = 's1' AND seq <= ? ORDER BY seq").all(damaged.length)).toStrictEqual(damaged);
     kept.close();
+  });
+
+  it('a damaged rule stops the start, naming the rule and the command that deletes its row; run as said, the next start goes on without it', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const first = await startServer(dataDir, workspace, token);
+    const c = client(first, token);
+    const { rule } = await c.trpc.rules.add.mutate({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    await c.close();
+    await stop(first, 'SIGTERM');
+    const file = join(dataDir, 'airlock.db');
+    const db = new Database(file);
+    expect(db.prepare('UPDATE rules SET json = substr(json, 1, 20) WHERE rule_id = ?').run(rule.id).changes).toBe(1);
+    db.close();
+
+    const refused = await startOrExit(['--data-dir', dataDir, '--workspace', workspace], { AIRLOCK_TOKEN: token }, cleanups);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toContain(`airlock: ${file}: holds a damaged record (rule ${rule.id}: `);
+    expect(refused.output).toContain(`). To start without it, delete its row with sqlite3 '${file}' "DELETE FROM rules WHERE rule_id = '${rule.id}'", then add it again if you still want it. `);
+    expect(refused.output).not.toContain('    at ');
+    const command = /delete its row with (.+), then add it again/.exec(refused.output)![1]!;
+    execFileSync('sh', ['-c', command]);
+
+    const second = await startServer(dataDir, workspace, token);
+    expect(await client(second, token).trpc.rules.list.query()).toMatchObject({ rules: [] });
   });
 
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {

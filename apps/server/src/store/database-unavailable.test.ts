@@ -56,6 +56,7 @@ describe('errors of a PostgreSQL database that cannot be used for now', () => {
         fine: () => Promise.resolve(1),
       },
       WHERE,
+      () => '',
     );
     await expect(store.missing()).rejects.toBe(missing);
     await expect(store.full()).rejects.toMatchObject({ name: 'StoreUnavailableError', reason: 'full' });

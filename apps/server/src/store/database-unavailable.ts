@@ -1,4 +1,4 @@
-import { StoreUnavailableError, type StoreUnavailableReason } from '@airlock/api';
+import { StoreUnavailableError, type DamagedRow, type StoreUnavailableReason } from '@airlock/api';
 import { QueryTimeoutError } from './query-timeout-error';
 import { asDamagedStore } from './rows';
 import { withErrorsMapped } from './storage-failure';
@@ -56,6 +56,6 @@ export function asStoreUnavailable(location: string, error: unknown): unknown {
  * run on the store itself, so what they call inside it sees the driver's own errors. A record whose text does not read
  * is said as a damaged database, naming it and the record (asDamagedStore).
  */
-export function withUnavailableErrors<Store extends object>(store: Store, location: string): Store {
-  return withErrorsMapped(store, (error) => asStoreUnavailable(location, asDamagedStore(location, error)));
+export function withUnavailableErrors<Store extends object>(store: Store, location: string, deleting: (row: DamagedRow) => string): Store {
+  return withErrorsMapped(store, (error) => asStoreUnavailable(location, asDamagedStore(location, error, deleting)));
 }

@@ -261,6 +261,28 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(leftOut).toStrictEqual([expect.stringMatching(/^a message of chat kept: role: .+$/)]);
   });
 
+  it('names a damaged rule or grant by its id and says the statement that deletes its row', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
+    await store.createSession(session('s'));
+    await store.saveRule({ id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' });
+    await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
+    await withClient(async (client) => {
+      await client.query(`UPDATE ${table('rules')} SET json = substr(json, 1, 20) WHERE rule_id = 'rule-deny'`);
+      await client.query(`UPDATE ${table('grants')} SET arguments = '{"comm' WHERE grant_id = 'grant-1'`);
+    });
+    for (const [read, record, sql] of [
+      [() => store.listRules(), 'rule rule-deny: ', `DELETE FROM ${table('rules')} WHERE rule_id = 'rule-deny'`],
+      [() => store.listGrants(), 'the arguments of grant grant-1: ', `DELETE FROM ${table('grants')} WHERE grant_id = 'grant-1'`],
+    ] as const) {
+      const error = await read().then(() => undefined, (thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).message).toContain(`(schema ${database.schema}): holds a damaged record (${record}`);
+      expect((error as StoreError).message).toContain(`. To start without it, delete its row with ${sql} (psql, in that database), then add it again if you still want it. It was left as it is: `);
+    }
+  });
+
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
     await using database = await openTestDatabase();
     const logged: string[] = [];

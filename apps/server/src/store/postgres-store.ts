@@ -58,6 +58,7 @@ import {
   readMessagePageAsync,
   ruleScopeValue,
   damagedRecordOf,
+  deleteRowSql,
   storedDecision,
   storedEvent,
   storedJson,
@@ -277,7 +278,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       // The runs of this id's previous life were given up with the id's taking: the other instances may take them too.
       if (name.gaveUpRuns) await store.publish({ type: 'released', instanceId });
       // A full disk, a database going down: said as such to whoever's request it failed, not as "internal error".
-      return withUnavailableErrors(store, location);
+      return withUnavailableErrors(store, location, (row) => `${deleteRowSql(row, `${escapeIdentifier(schema)}.${row.table}`)} (psql, in that database)`);
     } catch (error) {
       await listener?.close();
       await name?.close();
@@ -710,7 +711,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async listRules(): Promise<StoredRule[]> {
-    return (await this.rows<RuleRow>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, created_order')).map(toStoredRule);
+    return (await this.rows<RuleRow>('SELECT rule_id, json, hits, last_used_at FROM rules ORDER BY created_at, created_order')).map(toStoredRule);
   }
 
   async recordRuleHit(ruleId: string, at: number): Promise<void> {

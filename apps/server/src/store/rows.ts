@@ -1,4 +1,4 @@
-import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, type AuditPage, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
+import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
 import { askedBecauseSchema, chatMessageSchema, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import type { ZodType } from 'zod';
 import { StoreError } from './store-error';
@@ -78,17 +78,21 @@ export interface GrantRow {
 }
 
 export interface RuleRow {
+  rule_id: string;
   json: string;
   hits: number;
   last_used_at: number | null;
 }
 
-/** A record's JSON as it was written; `record` names it (e.g. "an event of run r1") when the text does not read. */
-export function storedJson<T>(json: string, record: string): T {
+/**
+ * A record's JSON as it was written; `record` names it (e.g. "an event of run r1") when the text does not read, and
+ * `row` the row that holds it when the start stops on it (see DamagedRecordError).
+ */
+export function storedJson<T>(json: string, record: string, row?: DamagedRow): T {
   try {
     return JSON.parse(json) as T;
   } catch (error) {
-    throw new DamagedRecordError(record, { cause: error });
+    throw new DamagedRecordError(record, { cause: error, ...(row === undefined ? {} : { row }) });
   }
 }
 
@@ -151,9 +155,19 @@ export function damagedRecordOf(error: unknown): string | undefined {
   return error instanceof StoreError && error.problem === 'corrupt' && error.cause instanceof DamagedRecordError ? error.cause.message : undefined;
 }
 
-/** A DamagedRecordError as a StoreError of the database it was read from (`location`); any other error as it is. */
-export function asDamagedStore(location: string, error: unknown): unknown {
-  return error instanceof DamagedRecordError ? new StoreError(location, 'corrupt', `holds a damaged record (${error.message})`, { cause: error }) : error;
+/**
+ * A DamagedRecordError as a StoreError of the database it was read from (`location`); any other error as it is. A
+ * record in a row the start stops on is said with how to delete that row (`deleting`, given the statement) and go on.
+ */
+export function asDamagedStore(location: string, error: unknown, deleting: (row: DamagedRow) => string): unknown {
+  if (!(error instanceof DamagedRecordError)) return error;
+  const remedy = error.row === undefined ? '' : `. To start without it, delete its row with ${deleting(error.row)}, then add it again if you still want it`;
+  return new StoreError(location, 'corrupt', `holds a damaged record (${error.message})${remedy}`, { cause: error });
+}
+
+/** The statement that deletes `row` from its table (`table`: the table as the database names it). */
+export function deleteRowSql(row: DamagedRow, table = row.table): string {
+  return `DELETE FROM ${table} WHERE ${row.key} = '${row.id.replaceAll("'", "''")}'`;
 }
 
 export const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
@@ -298,14 +312,15 @@ export function toGrant(row: GrantRow): StoredGrant {
     scope: 'session',
     sessionId: row.scope_value,
     toolName: row.tool_name,
-    arguments: row.arguments === null ? null : storedJson<StoredGrant['arguments']>(row.arguments, `the arguments of grant ${row.grant_id}`),
+    arguments:
+      row.arguments === null ? null : storedJson<StoredGrant['arguments']>(row.arguments, `the arguments of grant ${row.grant_id}`, { table: 'grants', key: 'grant_id', id: row.grant_id }),
     toolVersion: row.tool_version,
     createdAt: row.created_at,
   };
 }
 
 export function toStoredRule(row: RuleRow): StoredRule {
-  return { rule: storedJson<Rule>(row.json, 'a rule'), hits: row.hits, lastUsedAt: row.last_used_at };
+  return { rule: storedJson<Rule>(row.json, `rule ${row.rule_id}`, { table: 'rules', key: 'rule_id', id: row.rule_id }), hits: row.hits, lastUsedAt: row.last_used_at };
 }
 
 /** The `scope_value` column of a rule: the chat's session id, the workspace's path, or '' for a global rule. */

@@ -297,6 +297,32 @@ describe('SqliteStore', () => {
     await reopened.close();
   });
 
+  it('names a damaged rule or grant by its id and says the command that deletes its row, leaving it as it was', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('s'));
+    await store.saveRule({ id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' });
+    await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE rules SET json = substr(json, 1, 20) WHERE rule_id = 'rule-deny'").run();
+    db.prepare("UPDATE grants SET arguments = '{\"comm' WHERE grant_id = 'grant-1'").run();
+    db.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const rules = await expectStoreError(reopened.listRules(), 'corrupt', file);
+    expect(rules.message).toMatch(/^.+: holds a damaged record \(rule rule-deny: .+\)\. To start without it, delete its row with .+, then add it again if you still want it\. It was left as it is: /);
+    expect(rules.message).toContain(`. To start without it, delete its row with sqlite3 '${file}' "DELETE FROM rules WHERE rule_id = 'rule-deny'", then add it again`);
+    const grants = await expectStoreError(reopened.listGrants(), 'corrupt', file);
+    expect(grants.message).toContain(`holds a damaged record (the arguments of grant grant-1: `);
+    expect(grants.message).toContain(`. To start without it, delete its row with sqlite3 '${file}' "DELETE FROM grants WHERE grant_id = 'grant-1'", then add it again`);
+    await reopened.close();
+    const kept = new Database(file, { readonly: true });
+    expect(kept.prepare("SELECT json FROM rules WHERE rule_id = 'rule-deny'").pluck().get()).toHaveLength(20);
+    kept.close();
+  });
+
   it('refuses a database truncated to 0 bytes, saying how to start afresh, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);

@@ -38,6 +38,7 @@ import {
   auditLimit,
   callsOfPage,
   asDamagedStore,
+  deleteRowSql,
   damagedRecordOf,
   decodeCursor,
   pageEnd,
@@ -154,7 +155,7 @@ export class SqliteStore implements AirlockStore {
       if (report.imported.length > 0) log(`Imported ${report.imported.length} saved chat(s) from ${options.directory} into ${file}; the JSON files were left in place.`);
       // A row whose text does not read fails the read that met it with the file named and what to do, here at start
       // as later: quick_check reads the pages, not the JSON in them.
-      return withErrorsMapped(new SqliteStore(db, file, report), (error) => asDamagedStore(file, error));
+      return withErrorsMapped(new SqliteStore(db, file, report), (error) => asDamagedStore(file, error, (row) => `sqlite3 ${shellQuoted(file)} "${deleteRowSql(row)}"`));
     } catch (error) {
       db.close();
       throw asStoreError(file, error);
@@ -575,7 +576,7 @@ function prepareStatements(db: Database) {
     setSetting: db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     deleteSetting: db.prepare<[string]>('DELETE FROM settings WHERE key = ?'),
     deleteSessionRules: db.prepare<[string]>("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = ?"),
-    listRules: db.prepare<[], RuleRow>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, rowid'),
+    listRules: db.prepare<[], RuleRow>('SELECT rule_id, json, hits, last_used_at FROM rules ORDER BY created_at, rowid'),
     recordRuleHit: db.prepare<[number, string]>('UPDATE rules SET hits = hits + 1, last_used_at = ? WHERE rule_id = ?'),
     listGrants: db.prepare<[], GrantRow>("SELECT * FROM grants WHERE scope_kind = 'session' ORDER BY created_at, rowid"),
   };
@@ -597,4 +598,9 @@ function grantParameters(grant: StoredGrant): Record<string, unknown> {
     toolVersion: grant.toolVersion,
     createdAt: grant.createdAt,
   };
+}
+
+/** `text` as one word of a POSIX shell. */
+function shellQuoted(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
