@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { link, mkdir, readdir, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from '../index';
-import { runTool, tempFolder, toolNamed } from '../test-support';
+import { callContext, runTool, tempFolder, toolNamed } from '../test-support';
 
 /** Git as the person runs it in their own shell, outside any sandbox, with no system or global config of this machine. */
 function hostGit(cwd: string, args: readonly string[]): number | null {
@@ -673,5 +673,52 @@ describe('the bubblewrap sandbox limits the open files of each process of a call
     expect(opened).toBeGreaterThan(1000);
     expect(opened).toBeLessThanOrEqual(1021);
     expect(result.content).toBe(`Too many open files\nopened ${opened}\nMax open files 1024 1024 files \ncannot raise it\nexit code: 0`);
+  });
+});
+
+describe('the bubblewrap sandbox ends a call’s SysV shared memory with the call', () => {
+  const SEGMENT_BYTES = 64 * 1024 * 1024;
+  // Makes a segment, fills it, detaches (no process holds it then), says its IPC namespace in ./held, and sleeps.
+  const code = [
+    'import ctypes, os, time',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'libc.shmat.restype = ctypes.c_void_p',
+    `shmid = libc.shmget(0, ${SEGMENT_BYTES}, 0o1600)`,
+    'address = libc.shmat(shmid, None, 0)',
+    `ctypes.memset(address, 1, ${SEGMENT_BYTES})`,
+    'libc.shmdt(ctypes.c_void_p(address))',
+    'limits = [open(f"/proc/sys/kernel/{name}").read().strip() for name in ("shmmax", "shmall", "shmmni")]',
+    'open("held", "w").write(" ".join([os.readlink("/proc/self/ns/ipc"), str(shmid), *limits]))',
+    'time.sleep(300)',
+  ].join('\n');
+
+  /** Host pids of the processes in the IPC namespace named like `ipc:[4026532178]`. */
+  const inNamespace = (namespace: string) =>
+    readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((entry) => {
+        try {
+          return readlinkSync(`/proc/${entry}/ns/ipc`) === namespace;
+        } catch {
+          return false;
+        }
+      });
+
+  test('a segment no process holds, of a call killed at its time limit, goes with the call’s IPC namespace', async () => {
+    await using workspace = await tempFolder();
+    const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+    const result = runTool(terminal(workspace.path, { env: { PATH } }), { command: `python3 -c '${code}'` }, callContext({ timeoutMs: 5_000 }));
+    const held = await vi.waitFor(() => readFileSync(path.join(workspace.path, 'held'), 'utf8'), { timeout: 5_000, interval: 50 });
+    const [namespace = '', shmid, shmmax, shmall, shmmni] = held.split(' ');
+    // The kernel's defaults in the call's own namespace: no practical bound on size, 4096 segments.
+    expect({ shmmax, shmall, shmmni }).toStrictEqual({ shmmax: '18446744073692774399', shmall: '18446744073692774399', shmmni: '4096' });
+    // While the call runs, its namespace holds the segment (its size in the kernel's own list), the host's does not.
+    const [member] = inNamespace(namespace);
+    const listed = spawnSync('nsenter', [`--ipc=/proc/${member}/ns/ipc`, 'cat', '/proc/sysvipc/shm'], { encoding: 'utf8' }).stdout;
+    expect(listed).toMatch(new RegExp(`^\\s*\\d+\\s+${shmid}\\s+\\d+\\s+${SEGMENT_BYTES}\\s`, 'm'));
+    expect(readFileSync('/proc/sysvipc/shm', 'utf8')).not.toMatch(new RegExp(`^\\s*\\d+\\s+${shmid}\\s+\\d+\\s+${SEGMENT_BYTES}\\s`, 'm'));
+    expect((await result).content).toMatch(/timed out after 5000 ms\)$/);
+    // No process is left in it: the kernel freed the namespace, and every segment in it.
+    await vi.waitFor(() => expect(inNamespace(namespace)).toStrictEqual([]), { timeout: 10_000 });
   });
 });
