@@ -56,6 +56,8 @@ export interface StartServerOptions {
    * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 2 MiB then 512 KiB a second.
    */
   readBudget?: ReadBudget;
+  /** The clock read budgets refill by, in ms. Default `performance.now()`; a test's own, to count against. */
+  readBudgetClock?: () => number;
   /** Largest WebSocket message accepted once the token is (before it, 16 KiB); a bigger one closes the connection with 1009. Default 1 MiB. */
   maxPayloadBytes?: number;
   /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */
@@ -507,7 +509,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       // tRPC has added its listener by now; this one goes before it.
       limitRequestsPerMessage(client);
       // And this one before both: a message is counted against the socket's budget before anything reads it.
-      budgetReads(client, reads, readBudget);
+      budgetReads(client, reads, readBudget, options.readBudgetClock);
     });
   });
 

@@ -11,7 +11,7 @@ import { startServer, type StartServerOptions } from '../src/start-server';
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
 
-async function startTestServer(options: Pick<StartServerOptions, 'readBudget'> = {}) {
+async function startTestServer(options: Pick<StartServerOptions, 'readBudget' | 'readBudgetClock'> = {}) {
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [] });
   const lines: string[] = [];
   const server = await startServer({
@@ -51,34 +51,49 @@ function bigQuery(id: number): string {
   return frame('x'.repeat(MESSAGE_BYTES - frame('').length));
 }
 
+/** A clock for the read budgets that moves only when the test moves it. */
+function testClock() {
+  const clock = { at: 0, now: () => clock.at };
+  return clock;
+}
+
 describe('a socket sending more than its byte budget', () => {
   it('is not read further once it has spent it, so another socket is answered meanwhile; it is kept, and read again as its budget refills', async () => {
     // 4 MB back to back, then 1 MB every 4 s: the fifth message owes 1 MB, and the socket is not read until it is paid.
-    await using started = await startTestServer({ readBudget: { burstBytes: 4 * MESSAGE_BYTES, bytesPerSecond: MESSAGE_BYTES / 4 } });
+    const clock = testClock();
+    await using started = await startTestServer({ readBudget: { burstBytes: 4 * MESSAGE_BYTES, bytesPerSecond: MESSAGE_BYTES / 4 }, readBudgetClock: clock.now });
     await using flood = await authenticatedSocket(started.server.wsUrl);
     await using other = await authenticatedSocket(started.server.wsUrl);
     expect(bigQuery(1).length).toBe(MESSAGE_BYTES);
     for (let id = 1; id <= 12; id++) flood.socket.send(bigQuery(id));
+    // The token's message and four spend the burst and a few bytes past it; a millisecond pays them, and the fifth is read.
+    await vi.waitFor(() => expect(flood.answered).toStrictEqual([1, 2, 3, 4]), { timeout: 10_000 });
+    clock.at += 1;
     await vi.waitFor(() => expect(flood.answered).toHaveLength(5), { timeout: 10_000 });
 
-    // Sent once the flood has spent its budget, with 7 MB of it still coming: answered before any more of it is read.
+    // Sent once the flood has spent its budget, with 7 MB of it still coming: answered, and none more of it read, the
+    // budget's clock standing still however long that took.
     other.socket.send(JSON.stringify({ id: 'mine', method: 'query', params: { path: 'sessions.list' } }));
     await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine']), { timeout: 10_000 });
     expect(flood.answered).toStrictEqual([1, 2, 3, 4, 5]);
 
-    // Paused, not closed: read again as its budget refills, in order.
+    // Paused, not closed: read again as its budget refills, in order, a message for each 4 s of the clock.
+    clock.at += 4_000;
     await vi.waitFor(() => expect(flood.answered).toStrictEqual([1, 2, 3, 4, 5, 6]), { timeout: 10_000 });
+    other.socket.send(JSON.stringify({ id: 'again', method: 'query', params: { path: 'sessions.list' } }));
+    await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine', 'again']), { timeout: 10_000 });
+    expect(flood.answered).toStrictEqual([1, 2, 3, 4, 5, 6]);
     expect(flood.closed()).toBe(false);
   });
 });
 
 describe('a socket sending empty messages back to back', () => {
   it('spends its budget on them too: it is not read further once spent, other sockets are answered, and it is read again as the budget refills (found in review)', async () => {
-    // The server's own burst and cost of a message; a slower refill (100 empty messages a second) than the server's,
-    // so that however slowly this test runs, the refill cannot have paid for the whole flood by the time it looks.
+    // The server's own burst and cost of a message; a slower refill (100 empty messages a second) than the server's.
     // Before, an empty message cost nothing, and such a flood delayed others' queries by seconds.
     const budget = { ...DEFAULT_READ_BUDGET, bytesPerSecond: 100 * DEFAULT_READ_BUDGET.messageBytes! };
-    await using started = await startTestServer({ readBudget: budget });
+    const clock = testClock();
+    await using started = await startTestServer({ readBudget: budget, readBudgetClock: clock.now });
     await using flood = await authenticatedSocket(started.server.wsUrl);
     await using other = await authenticatedSocket(started.server.wsUrl);
     let refusals = 0;
@@ -86,19 +101,21 @@ describe('a socket sending empty messages back to back', () => {
       if ((JSON.parse(data.toString()) as { id?: unknown }).id === null) refusals++;
     });
     const sent = 20_000;
-    const sentAt = performance.now();
     for (let count = 0; count < sent; count++) flood.socket.send('');
-    // Each is a parse error answered under no id; 8,192 of them spend the burst.
-    await vi.waitFor(() => expect(refusals).toBeGreaterThanOrEqual(8_000), { timeout: 10_000 });
+    // Each is a parse error answered under no id; 8,192 of them spend the burst, and the one after overspends it.
+    const burst = budget.burstBytes / budget.messageBytes!;
+    await vi.waitFor(() => expect(refusals).toBeGreaterThanOrEqual(burst - 2), { timeout: 10_000 });
     other.socket.send(JSON.stringify({ id: 'mine', method: 'query', params: { path: 'model.info' } }));
     await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine']), { timeout: 10_000 });
-    // At most what the burst and the refill since the first was read pay for (the token's message besides).
+    // At most what the burst pays for (the token's message besides), the budget's clock standing still.
     const seen = refusals;
-    const paidFor = (budget.burstBytes + (budget.bytesPerSecond * (performance.now() - sentAt)) / 1000) / budget.messageBytes! + 2;
-    expect(seen).toBeLessThanOrEqual(paidFor);
-    expect(seen).toBeLessThan(sent);
-    // Kept, and read again as the budget refills.
-    await vi.waitFor(() => expect(refusals).toBeGreaterThan(seen + 20), { timeout: 10_000 });
+    expect(seen).toBeLessThanOrEqual(burst + 1);
+    // Kept, and read again as the budget refills: a second of the clock pays for 100 more.
+    clock.at += 1_000;
+    await vi.waitFor(() => expect(refusals).toBeGreaterThanOrEqual(seen + 99), { timeout: 10_000 });
+    other.socket.send(JSON.stringify({ id: 'again', method: 'query', params: { path: 'model.info' } }));
+    await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine', 'again']), { timeout: 10_000 });
+    expect(refusals).toBeLessThanOrEqual(seen + 101);
     expect(flood.closed()).toBe(false);
   }, 30_000);
 });
