@@ -3,7 +3,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserPlaces, browserProfileFolders, FolderScans, MAX_LISTED_ENTRIES } from './browser-profiles';
-import { tempFolder } from './test-support';
+import { nextFileClockTick, tempFolder } from './test-support';
 
 describe('browserProfileFolders', () => {
   it('finds the profiles of the Chromium-based browsers, Firefox, and the Qt and GTK ones in config, cache and data folders', async () => {
@@ -47,15 +47,9 @@ describe('browserProfileFolders', () => {
   });
 
   describe('with the listings kept between calls (FolderScans)', () => {
-    /**
-     * Lets the kernel's coarse file clock (a tick of 10 ms at most) move on, so the change that follows gets a change
-     * time other than the one of the read before. The clock that ages listings here is put ahead on purpose (a real
-     * one keeps no listing this young, see the last test), which is what makes this needed in the test alone.
-     */
-    function nextFileClockTick(): void {
-      const until = Date.now() + 25;
-      while (Date.now() < until);
-    }
+    // nextFileClockTick: a change gets a change time other than the one of the read before. The clock that ages
+    // listings here is put ahead on purpose (a real one keeps no listing this young, see the last test), which is what
+    // makes this needed in the test alone.
 
     /** A FolderScans whose clock is `ahead` ns past the folder's last change, counting its reads of `.config`. */
     function counted(config: string, ahead: bigint) {
@@ -81,16 +75,16 @@ describe('browserProfileFolders', () => {
       expect(browserProfileFolders(places, scans)).not.toContain(chromium);
       expect(reads.count).toBe(1);
 
-      nextFileClockTick();
+      nextFileClockTick(config);
       await mkdir(chromium);
       expect(browserProfileFolders(places, scans)).toContain(chromium);
       expect(reads.count).toBe(2);
-      nextFileClockTick();
+      nextFileClockTick(config);
       await rename(chromium, path.join(config, 'vivaldi'));
       const renamed = browserProfileFolders(places, scans);
       expect(renamed).toContain(path.join(config, 'vivaldi'));
       expect(renamed).not.toContain(chromium);
-      nextFileClockTick();
+      nextFileClockTick(config);
       await rm(path.join(config, 'vivaldi'), { recursive: true });
       expect(browserProfileFolders(places, scans).filter((folder) => folder.startsWith(config))).toStrictEqual([]);
       expect(reads.count).toBe(4);
@@ -104,7 +98,7 @@ describe('browserProfileFolders', () => {
       const { scans } = counted(config, 10_000_000_000n);
       const before = statSync(config);
       expect(browserProfileFolders(places, scans)).not.toContain(path.join(config, 'chromium'));
-      nextFileClockTick();
+      nextFileClockTick(config);
       await mkdir(path.join(config, 'chromium'));
       utimesSync(config, before.atime, before.mtime);
       expect(browserProfileFolders(places, scans)).toContain(path.join(config, 'chromium'));
@@ -138,7 +132,7 @@ describe('browserProfileFolders', () => {
       judged.length = 0;
       expect(where()).toStrictEqual(['yes']);
       expect(judged).toStrictEqual(['unsure']);
-      nextFileClockTick();
+      nextFileClockTick(config);
       await mkdir(path.join(config, 'yes-too'));
       judged.length = 0;
       expect(where().toSorted()).toStrictEqual(['yes', 'yes-too']);

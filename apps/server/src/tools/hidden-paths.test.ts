@@ -2,7 +2,7 @@ import { lstatSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { tempFolder } from './test-support';
+import { nextFileClockTick, tempFolder } from './test-support';
 import { FolderScans } from './browser-profiles';
 import { HiddenPathMovedError, HiddenPaths } from './hidden-paths';
 
@@ -119,14 +119,8 @@ describe('hidden paths', () => {
   });
 
   describe("others' folders kept track of between uses (FolderScans.present)", () => {
-    /**
-     * Lets the kernel's coarse file clock move on (a tick is 10 ms at most), so a change gets a change time other than
-     * the one its folder had at the last look: needed here only because the clock below ages every folder at once.
-     */
-    function nextFileClockTick(): void {
-      const until = Date.now() + 25;
-      while (Date.now() < until);
-    }
+    // nextFileClockTick: a change gets a change time other than the one its folder had at the last look, needed here
+    // only because the clock below ages every folder at once.
 
     /** Scans whose clock puts `folder`'s last change 10 s back (settled), counting each name looked at in it. */
     function settledScans(folder: string) {
@@ -150,11 +144,11 @@ describe('hidden paths', () => {
       expect(hidden.known().paths).toStrictEqual([]);
       expect(hidden.known().paths).toStrictEqual([]);
       expect(looks.count).toBe(names.length);
-      nextFileClockTick();
+      nextFileClockTick(folder.path);
       await writeFile(others[1]!, 'AIRLOCK_TOKEN=secret npm start\n');
       expect(hidden.known().paths).toStrictEqual([others[1]]);
       expect(hidden.masks()).toStrictEqual([{ path: others[1], folder: false }]);
-      nextFileClockTick();
+      nextFileClockTick(folder.path);
       await rename(others[1]!, others[0]!);
       expect(hidden.known().paths).toStrictEqual([others[0]]);
     });
@@ -167,10 +161,10 @@ describe('hidden paths', () => {
       const hidden = new HiddenPaths([], { others: () => [history], scans });
       expect(hidden.known().paths).toStrictEqual([history]);
       expect(hidden.known().paths).toStrictEqual([history]);
-      nextFileClockTick();
+      nextFileClockTick(folder.path);
       await writeFile(`${history}~`, 'AIRLOCK_TOKEN=secret npm start\n');
       expect(hidden.known().paths.toSorted()).toStrictEqual([history, `${history}~`].toSorted());
-      nextFileClockTick();
+      nextFileClockTick(folder.path);
       await writeFile(`${history}-4242.tmp`, 'AIRLOCK_TOKEN=secret npm start\n');
       await symlink(path.join(folder.path, 'elsewhere'), `${history}.bak`);
       expect(hidden.known().paths.toSorted()).toStrictEqual([history, `${history}~`, `${history}-4242.tmp`].toSorted());

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -10,6 +10,22 @@ import type { AnyTool, ToolContext, ToolOutput } from '@airlock/core';
 export interface TempFolder extends AsyncDisposable {
   /** Real path of the folder. */
   path: string;
+}
+
+/**
+ * Returns once the kernel's coarse file clock has moved past the last change of `file` (a tick is 10 ms at most), so
+ * a change made next gets a change time other than the one `file` has: it sets the times of a file of its own in the
+ * system temp dir (the same file system as `tempFolder`'s) until that file's change time is later.
+ */
+export function nextFileClockTick(file: string): void {
+  const last = statSync(file, { bigint: true }).ctimeNs;
+  const probe = path.join(os.tmpdir(), `airlock-file-clock-${process.pid}`);
+  writeFileSync(probe, '');
+  try {
+    while (statSync(probe, { bigint: true }).ctimeNs <= last) utimesSync(probe, 0, 0);
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }
 
 /** A fresh folder under `parent` (default the system temp dir), removed on dispose. */
