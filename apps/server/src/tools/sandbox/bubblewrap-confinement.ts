@@ -13,7 +13,8 @@ import { sandboxRunScript } from './call-run-script';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
-import { inotifyLimits, limitedNamespaceCommand } from './namespace-limits';
+import { hostLayout } from './host-layout';
+import { canStage, inotifyLimits, limitedNamespaceCommand } from './namespace-limits';
 import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
@@ -79,10 +80,12 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
         ? {}
         : { emptyReadOnly: gitMask.paths.map((masked) => (masked.folder ? { path: masked.path, folder: true } : { path: masked.path, folder: false, fd: firstEmptyFd + fileIndex++ })) }),
       ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
-      ...(inotify !== undefined && tmpfsBytes !== undefined ? { stagedTmpfs: true } : {}),
     };
-    const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
-    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand(sandbox.unshare, inotify, sandbox.bwrap, args, tmpfsBytes);
+    const host = hostLayout();
+    const unstaged = bubblewrapArgs(policy, host);
+    const staged = inotify !== undefined && tmpfsBytes !== undefined && canStage(unstaged);
+    const args = [...(staged ? bubblewrapArgs({ ...policy, stagedTmpfs: true }, host) : unstaged), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
+    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand(sandbox.unshare, inotify, sandbox.bwrap, args, staged ? tmpfsBytes : undefined);
     const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.

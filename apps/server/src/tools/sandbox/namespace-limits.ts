@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isWithin } from '../path-within';
 
 /** Where `unshare` (util-linux) is looked for: fixed system folders only, never a PATH a tool could write to. */
 export const UNSHARE_LOCATIONS = ['/usr/bin/unshare', '/bin/unshare'];
@@ -82,6 +83,18 @@ export function limitedNamespaceCommand(unshare: string, limits: InotifyLimits, 
     args: ['--user', '--map-root-user', ...(tmpfsBytes === undefined ? [] : ['--mount']), '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
   };
 }
+
+/**
+ * Whether the call's /tmp and /dev/shm can be mounted under /dev/shm of the namespace around bubblewrap, which hides the
+ * host's there: not when bubblewrap binds anything from it (`args`, bubblewrap's for the call), a workspace or a
+ * server's temporary folder there (TMPDIR=/dev/shm). Such a call gets them from bubblewrap, bounded in bytes only.
+ */
+export function canStage(args: readonly string[]): boolean {
+  return !args.some((arg, index) => index > 0 && BINDS.has(args[index - 1]!) && isWithin('/dev/shm', arg));
+}
+
+/** bubblewrap's options whose next argument is a path it binds from. */
+const BINDS = new Set(['--bind', '--ro-bind', '--dev-bind', '--bind-try', '--ro-bind-try', '--dev-bind-try']);
 
 /** A program of the system's own folders (never a PATH a tool could write to); the first place when in none, to fail there. */
 function systemProgram(name: string): string {

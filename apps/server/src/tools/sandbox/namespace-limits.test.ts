@@ -1,0 +1,26 @@
+import { describe, expect, test } from 'vitest';
+import { createBuiltinTools } from '../index';
+import { runTool, tempFolder, toolNamed } from '../test-support';
+import { canStage } from './namespace-limits';
+import { probeBubblewrap } from './probe-bubblewrap';
+import { bubblewrapArgs } from './sandbox-policy';
+
+const NO_SOCKET_FOLDERS = { maskedFolders: [], keptFiles: [], keptLinks: [] };
+const probe = await probeBubblewrap(true);
+
+describe('the call’s /tmp and /dev/shm, mounted under /dev/shm of the namespace around bubblewrap', () => {
+  test('are not when bubblewrap binds anything from /dev/shm, which that mount hides', () => {
+    const args = (workspace: string, readOnly: string[] = []) => bubblewrapArgs({ workspace, readOnly, network: true, tmpfsBytes: 1_048_576 }, NO_SOCKET_FOLDERS);
+    expect(canStage(args('/home/me/project'))).toBe(true);
+    expect(canStage(args('/dev/shmem/project'))).toBe(true);
+    expect(canStage(args('/dev/shm/project'))).toBe(false);
+    expect(canStage(args('/home/me/project', ['/dev/shm/airlock-ask-x1']))).toBe(false);
+  });
+
+  test.skipIf(!probe.available || !('unshare' in probe && probe.unshare !== undefined))('a workspace in /dev/shm still runs its calls, with /tmp bounded in bytes', async () => {
+    await using workspace = await tempFolder('/dev/shm');
+    const terminal = toolNamed(createBuiltinTools({ workspace: workspace.path, sandbox: 'bubblewrap', tmpfsMiB: 8 }), 'terminal');
+    const result = await runTool(terminal, { command: 'echo made > made && cat made && df -k /tmp | tail -1 | tr -s " " | cut -d " " -f 2' });
+    expect(result).toStrictEqual({ content: 'made\n8192\nexit code: 0', isError: false });
+  });
+});
