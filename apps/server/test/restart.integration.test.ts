@@ -277,7 +277,7 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     expect(again.received.map((r) => r.event)).toStrictEqual(run.received.slice(0, seq - 1).map((r) => r.event));
   });
 
-  it('a chat one of whose stored messages is damaged goes on: its next message runs without it (and without the results of its calls), said in the run and the log, the row left as it is', async () => {
+  it('a chat one of whose stored messages is damaged goes on: its next message runs without it (and without the results of its calls), said in the run and the log, the chat opens without it, naming it, the row left as it is', async () => {
     const { dataDir, workspace, token } = await setup();
     await using fake = await startFakeOpenAIServer();
     fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo hi' } }] }, { text: 'first done' }, { text: 'second done' });
@@ -309,6 +309,16 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       ['assistant', 'first done'],
       ['user', 'again'],
     ]);
+    // The chat opens, without the damaged message, which it names.
+    const detail = await c.trpc.sessions.get.query({ sessionId: 's1' });
+    expect(detail.messages.map((message) => [message.role, message.content])).toStrictEqual([
+      ['user', 'go'],
+      ['tool', expect.any(String)],
+      ['assistant', 'first done'],
+      ['user', 'again'],
+      ['assistant', 'second done'],
+    ]);
+    expect(detail.leftOut).toStrictEqual([expect.stringMatching(/^a message of chat s1: toolCalls: /)]);
     await stop(second, 'SIGTERM');
     const kept = new Database(file, { readonly: true });
     expect(kept.prepare("SELECT seq, json FROM messages WHERE session_id = 's1' AND seq <= ? ORDER BY seq").all(damaged.length)).toStrictEqual(damaged);

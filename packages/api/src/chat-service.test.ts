@@ -623,6 +623,24 @@ describe('ChatService history', () => {
     await runEnded(after.chat, 's');
     expect((await after.chat.getSession('s')).lastRunEnd).toBeUndefined();
   });
+
+  it('opens a chat whose last run ended with a damaged stored event, without saying how it ended', async () => {
+    const store = new MemoryStore();
+    const before = await start(store, [], []);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'hello?' });
+    await runEnded(before.chat, 's');
+    await before.chat.shutdown();
+    const damaged = new Error('an event of run r1: reason: Invalid option');
+    const damagedStore = Object.assign(store, {
+      loadLastEvent: () => Promise.reject(damaged),
+      damagedRecord: (error: unknown) => (error === damaged ? damaged.message : undefined),
+    });
+
+    const after = await start(damagedStore, [], []);
+    const detail = await after.chat.getSession('s');
+    expect(detail.messages).toStrictEqual([{ role: 'user', content: 'hello?' }]);
+    expect(detail.lastRunEnd).toBeUndefined();
+  });
 });
 
 describe('ChatService state checks', () => {

@@ -113,6 +113,8 @@ export interface SessionDetail extends SessionSummary {
    * stopped, or ran out of tool calls), so a reload shows what the chat showed live. Absent while a run goes on.
    */
   lastRunEnd?: { runId: string; reason: Exclude<RunEndReason, 'done'>; error?: string };
+  /** The damaged records of the page's messages, left out of `messages` (each the record and why). Absent when none. */
+  leftOut?: string[];
 }
 
 /** Messages one read of a chat returns at most: a chat's whole history in one answer would grow with the chat. */
@@ -1102,8 +1104,11 @@ export class ChatService {
     const session = this.sessions.get(sessionId);
     if (!session) throw new NotFoundError('session', sessionId);
     // Only the page is read: the chat may be far longer than one answer, and is not kept here.
-    const page = await this.store.loadMessagePage(sessionId, { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS });
-    const detail = { ...summary(session), messages: page.messages, toolCalls: page.toolCalls, messagesBefore: page.start };
+    // A damaged message is left out and named: the chat still opens, and goes on (see storedConversation).
+    const leftOut: string[] = [];
+    const query = { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS, leftOut: (record: string) => leftOut.push(record) };
+    const page = await this.store.loadMessagePage(sessionId, query);
+    const detail: SessionDetail = { ...summary(session), messages: page.messages, toolCalls: page.toolCalls, messagesBefore: page.start, ...(leftOut.length === 0 ? {} : { leftOut }) };
     const lastRunEnd = before === undefined ? await this.lastRunEnd(session) : undefined;
     return lastRunEnd === undefined ? detail : { ...detail, lastRunEnd };
   }
@@ -1112,7 +1117,13 @@ export class ChatService {
     const runId = session.summary.lastRunId;
     if (runId === null || summary(session).activeRunId !== null) return undefined;
     const log = this.runs.get(runId)?.log;
-    const end = log?.isClosed === true && log.size > 0 ? log.eventAt(log.size) : await this.store.loadLastEvent(runId);
+    // A damaged last event does not keep the chat from opening: a re-attach to the run names it.
+    const stored = () =>
+      this.store.loadLastEvent(runId).catch((error: unknown) => {
+        if (this.store.damagedRecord?.(error) === undefined) throw error;
+        return undefined;
+      });
+    const end = log?.isClosed === true && log.size > 0 ? log.eventAt(log.size) : await stored();
     if (end?.type !== 'run-end' || end.reason === 'done') return undefined;
     return end.error === undefined ? { runId, reason: end.reason } : { runId, reason: end.reason, error: end.error };
   }

@@ -230,7 +230,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     }
   });
 
-  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it', async () => {
+  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it, whole or a page', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
     const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
@@ -259,6 +259,9 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     const leftOut: string[] = [];
     expect(await store.loadMessages('kept', (damaged) => leftOut.push(damaged))).toStrictEqual([{ role: 'assistant', content: 'hi' }]);
     expect(leftOut).toStrictEqual([expect.stringMatching(/^a message of chat kept: role: .+$/)]);
+    const page = await store.loadMessagePage('kept', { limit: 10, maxChars: 1000, leftOut: (damaged) => leftOut.push(damaged) });
+    expect([page.messages, page.start]).toStrictEqual([[{ role: 'assistant', content: 'hi' }], 0]);
+    expect(leftOut).toHaveLength(2);
   });
 
   it('names a damaged rule or grant by its id and says the statement that deletes its row', async () => {

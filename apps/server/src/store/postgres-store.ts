@@ -54,6 +54,7 @@ import {
   callsOfPage,
   decodeCursor,
   pageEnd,
+  pageMessages,
   readAuditPageAsync,
   readMessagePageAsync,
   ruleScopeValue,
@@ -388,8 +389,8 @@ export class PostgresStore implements AirlockStore, Cluster {
       [sessionId, pageEnd(query.before), Math.max(0, query.limit)],
     );
     const rows = await readMessagePageAsync(sized, query.maxChars, (ids) => this.rows<MessageRow>('SELECT message_id AS key, json, run_id FROM messages WHERE message_id = ANY($1::bigint[])', [ids]));
-    const messages = rows.map((row) => storedMessage(row.json, `a message of chat ${sessionId}`));
-    const calls = callsOfPage(rows, messages);
+    const { rows: read, messages } = pageMessages(rows, sessionId, query.leftOut);
+    const calls = callsOfPage(read, messages);
     const ledger =
       calls.length === 0
         ? []

@@ -466,6 +466,18 @@ function* messagePageSteps(sized: readonly SizedMessageRow[], maxChars: number):
   return page.reverse();
 }
 
+/** A page's rows that read and their messages, in order; one that does not read fails the read, or goes to `leftOut`. */
+export function pageMessages(rows: readonly MessageRow[], sessionId: string, leftOut: ((record: string) => void) | undefined): { rows: MessageRow[]; messages: ChatMessage[] } {
+  const read: MessageRow[] = [];
+  const messages: ChatMessage[] = [];
+  for (const row of rows) {
+    const before = messages.length;
+    storedMessages([row.json], sessionId, leftOut, messages);
+    if (messages.length > before) read.push(row);
+  }
+  return { rows: read, messages };
+}
+
 /** The calls the page's messages made, as [run, call id] pairs a ledger row is found by; a message of no run has none. */
 export function callsOfPage(rows: readonly MessageRow[], messages: readonly ChatMessage[]): [string, string][] {
   return rows.flatMap((row, index) => {

@@ -261,7 +261,7 @@ describe('SqliteStore', () => {
     await reopened.close();
   });
 
-  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it, and leaves it as it was', async () => {
+  it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it, whole or a page, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
@@ -293,6 +293,9 @@ describe('SqliteStore', () => {
     const leftOut: string[] = [];
     expect(await reopened.loadMessages('kept', (damaged) => leftOut.push(damaged))).toStrictEqual([{ role: 'assistant', content: 'hi' }]);
     expect(leftOut).toStrictEqual([expect.stringMatching(/^a message of chat kept: role: .+$/)]);
+    const page = await reopened.loadMessagePage('kept', { limit: 10, maxChars: 1000, leftOut: (damaged) => leftOut.push(damaged) });
+    expect([page.messages, page.start]).toStrictEqual([[{ role: 'assistant', content: 'hi' }], 0]);
+    expect(leftOut).toHaveLength(2);
     expect(await reopened.lastEventSeq('r1')).toBe(2);
     await reopened.close();
   });

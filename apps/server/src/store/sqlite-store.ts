@@ -42,6 +42,7 @@ import {
   damagedRecordOf,
   decodeCursor,
   pageEnd,
+  pageMessages,
   readAuditPage,
   readMessagePage,
   ruleScopeValue,
@@ -223,8 +224,8 @@ export class SqliteStore implements AirlockStore {
     const before = pageEnd(query.before);
     const sized = s.sizeMessages.all({ sessionId, before, limit: Math.max(0, query.limit) });
     const rows = readMessagePage(sized, query.maxChars, (seqs) => s.messagesAt.all(sessionId, JSON.stringify(seqs)));
-    const messages = rows.map((row) => storedMessage(row.json, `a message of chat ${sessionId}`));
-    const calls = callsOfPage(rows, messages);
+    const { rows: read, messages } = pageMessages(rows, sessionId, query.leftOut);
+    const calls = callsOfPage(read, messages);
     const toolCalls = calls.length === 0 ? [] : s.toolCallsOf.all(sessionId, JSON.stringify(calls)).map(toToolCall);
     // Seqs run 1, 2, 3… in a chat: the first's seq says how many come before it.
     const start = rows.length > 0 ? rows[0]!.key - 1 : Math.min(before, s.countMessages.pluck().get(sessionId) ?? 0);
