@@ -244,7 +244,7 @@ describe('runProcess in a bubblewrap sandbox', () => {
     try {
       const result = await runProcess({
         file: '/bin/sh',
-        args: ['-c', `env -i setsid sh -c 'touch started; exec sleep 300' ${token} & while [ ! -e started ]; do :; done; ls /proc | grep -c '^[0-9]'`],
+        args: ['-c', `env -i setsid sh -c ': > started; exec sleep 300' ${token} & while [ ! -e started ]; do :; done; ls /proc | grep -c '^[0-9]'`],
         cwd,
         env: { PATH: '/usr/bin:/bin' },
         timeoutMs: 20_000,
