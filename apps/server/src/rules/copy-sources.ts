@@ -98,7 +98,7 @@ export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], 
  * no link that leads out (`treeMayHoldLinkOut`). Once the line may have moved the shell or changed the file system,
  * as `mayNameOutside` judges it.
  */
-function sourceMayLeadAway(word: ShellWord, facts: PathFacts): boolean {
+export function sourceMayLeadAway(word: ShellWord, facts: PathFacts): boolean {
   const text = word.kind === 'dynamic' ? word.text.replace(/["']/g, '') : '';
   const plainGlob =
     word.kind === 'dynamic' && word.variables.length === 0 && facts.holdsLinkOut !== undefined && facts.fileSystemChanged !== true &&

@@ -3,6 +3,7 @@ import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-
 import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
 import { copySourceMayLeadAway } from './copy-sources';
+import { fileReaderMayReadAway } from './file-readers';
 import { isTestRunner, testRunnerArgumentsCovered, testRunnerPathOperands } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, treeMayHoldLinkOut, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
@@ -678,6 +679,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (line.onlyWhatRuns !== true && linkMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
   // A copy's sources are paths it reads, and what it brings in may run later (`cp ../other/conftest.py .`, `pytest`).
   if (line.onlyWhatRuns !== true && copySourceMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
+  // A program that prints the files it reads shows one outside to the model (`cat ~/.ssh/id_rsa`): asked about.
+  if (line.onlyWhatRuns !== true && fileReaderMayReadAway(name, rest, { ...line, anything })) return false;
   if (SUBSCRIPT_EVALUATING.has(name)) {
     const setter = SUBSCRIPT_EVALUATING.get(name);
     // `test -v a*`: a glob may match a file named `a[$(…)]`, whose subscript the test evaluates.

@@ -1,0 +1,45 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCommandLine } from './command-line-reader';
+import { evaluateRules } from './evaluate-rules';
+import { context, prefix, terminal } from './rule-fixtures';
+
+beforeAll(() => readCommandLine('true'));
+
+// The sandbox lets a call read what the server's user can, the home folder included: under a rule for `cat`,
+// `cat ~/.ssh/id_rsa` ran unasked and put the person's private key in the model's context.
+describe('a program that prints the files it reads, named one outside the workspace', () => {
+  const rules = [prefix('cat'), prefix('head'), prefix('grep'), prefix('diff'), prefix('ls'), prefix('wc'), prefix('cd')];
+  const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each([
+    'cat ~/.ssh/id_rsa',
+    'cat /etc/shadow',
+    'cat $HOME/.ssh/id_rsa',
+    'cat "$X"',
+    'cat README.md ~/.ssh/id_rsa',
+    'cat ../other/.env',
+    'cat ~/.s*/id_rsa',
+    'head -n 5 ../other/.env',
+    'grep -r key ~/.aws',
+    'grep --file=/home/me/patterns src',
+    'diff /etc/shadow README.md',
+    'cd sub && cat ../../x',
+  ])('asks about %j (found in review)', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  it.each(['cat README.md', 'cat src/a.ts src/b.ts', 'cat src/*.md', 'head -n 5 README.md', 'grep -rn TODO src', 'diff a.txt b.txt', 'ls ~/.ssh', 'wc -l ~/.bashrc'])(
+    'allows %j',
+    async (command) => {
+      expect(await decide(command)).toBe('allow');
+    },
+  );
+
+  it('says which word leads out', async () => {
+    expect(await evaluateRules(terminal('cat ~/.ssh/id_rsa'), rules, context)).toMatchObject({ decision: 'ask', within: rules[0], leadsOut: { kind: 'named', text: '~/.ssh/id_rsa' } });
+  });
+
+  it('a rule that names the file outside covers it', async () => {
+    expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
+  });
+});
