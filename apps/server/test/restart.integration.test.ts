@@ -214,6 +214,12 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       record: /an event of run run-1: arguments: /,
       kept: "SELECT json FROM events WHERE run_id = 'run-1' AND json_extract(json, '$.type') = 'tool-start'",
     },
+    {
+      what: "the waiting call's arguments, JSON but no arguments object",
+      sql: "UPDATE tool_calls SET arguments = json_quote(arguments) WHERE run_id = 'run-1'",
+      record: /the arguments of call \S+ of run run-1: the record: /,
+      kept: "SELECT arguments FROM tool_calls WHERE run_id = 'run-1'",
+    },
     { what: "the waiting call's arguments", sql: "UPDATE tool_calls SET arguments = substr(arguments, 1, length(arguments) - 2) WHERE run_id = 'run-1'", record: /the arguments of call \S+ of run run-1: /, kept: "SELECT arguments FROM tool_calls WHERE run_id = 'run-1'" },
     { what: "the waiting call's decision", sql: "UPDATE tool_calls SET decision = 'allox', source = 'user', decided_at = 1 WHERE run_id = 'run-1'", record: /the decision of call \S+ of run run-1: "allox" is none of allow, deny, timeout, cancel/, kept: "SELECT decision FROM tool_calls WHERE run_id = 'run-1'" },
     { what: "the run's options", sql: "UPDATE runs SET options = '{\"decisionTim' WHERE run_id = 'run-1'", record: /the options of run run-1: /, kept: "SELECT options FROM runs WHERE run_id = 'run-1'" },

@@ -286,6 +286,28 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     }
   });
 
+  it('reads arguments whose JSON is no arguments object (a grant\'s damaged into null, which would read as any call of its tool) as a damaged record, named', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
+    await store.createSession(session('s'));
+    await store.createRun(run('r1', 's'));
+    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000)]);
+    await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
+    await withClient(async (client) => {
+      await client.query(`UPDATE ${table('grants')} SET arguments = 'null' WHERE grant_id = 'grant-1'`);
+      await client.query(`UPDATE ${table('tool_calls')} SET arguments = '"rm -rf ~"' WHERE tool_call_id = 'call-1'`);
+    });
+    const reads: [() => Promise<unknown>, RegExp][] = [
+      [() => store.listGrants(), /^the arguments of grant grant-1: the record: .+$/],
+      [() => store.listRunToolCalls('r1'), /^the arguments of call call-1 of run r1: the record: .+$/],
+    ];
+    for (const [read, record] of reads) {
+      const error = await read().then(() => undefined, (thrown: unknown) => thrown);
+      expect(store.damagedRecord(error)).toMatch(record);
+    }
+  });
+
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
     await using database = await openTestDatabase();
     const logged: string[] = [];

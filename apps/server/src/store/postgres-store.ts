@@ -35,7 +35,7 @@ import {
   type ToolCallRecord,
   type UnaskedAllow,
 } from '@airlock/api';
-import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText, type AskedBecause, type ToolArguments } from '@airlock/core';
+import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText, type AskedBecause } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
@@ -62,7 +62,7 @@ import {
   deleteRowSql,
   storedDecision,
   storedEvent,
-  storedJson,
+  storedArguments,
   storedMessage,
   storedMessages,
   toGrant,
@@ -926,7 +926,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     if (decided?.decision == null) return { status: 'not-found' };
     const answer = { status: 'already-decided' as const, decision: decided.decision, source: decided.source ?? '', reason: decided.reason, grantId: decided.decided_by_grant };
     // A grant's release that lost to the person's edited allow is answered that allow as it was given: the call runs as edited.
-    return decided.edited_arguments === null ? answer : { ...answer, editedArguments: storedJson<ToolArguments>(decided.edited_arguments, `the edited arguments of approval ${input.approvalId}`) };
+    return decided.edited_arguments === null ? answer : { ...answer, editedArguments: storedArguments(decided.edited_arguments, `the edited arguments of approval ${input.approvalId}`) };
   }
 
   async listPendingApprovals(sessionId: string): Promise<PendingApproval[]> {

@@ -1,5 +1,5 @@
 import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { askedBecauseSchema, chatMessageSchema, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
+import { askedBecauseSchema, chatMessageSchema, toolArgumentsSchema, type ToolArguments, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import type { ZodType } from 'zod';
 import { StoreError } from './store-error';
 
@@ -126,13 +126,21 @@ export function storedMessages(jsons: Iterable<string>, sessionId: string, leftO
   return into;
 }
 
-function storedOf(schema: ZodType, json: string, record: string): unknown {
-  const value = storedJson<unknown>(json, record);
+/**
+ * A call's or a grant's stored arguments, checked to be an object of arguments: JSON that is none (a string, a list,
+ * `null`, which for a grant would read as any call of its tool) is a damaged record.
+ */
+export function storedArguments(json: string, record: string, row?: DamagedRow): ToolArguments {
+  return storedOf(toolArgumentsSchema, json, record, row) as ToolArguments;
+}
+
+function storedOf(schema: ZodType, json: string, record: string, row?: DamagedRow): unknown {
+  const value = storedJson<unknown>(json, record, row);
   const parsed = schema.safeParse(value);
   if (parsed.success) return value;
   const issue = parsed.error.issues[0];
   const where = issue === undefined || issue.path.length === 0 ? 'the record' : issue.path.map(String).join('.');
-  throw new DamagedRecordError(record, { cause: new Error(`${where}: ${issue?.message ?? 'does not read'}`) });
+  throw new DamagedRecordError(record, { cause: new Error(`${where}: ${issue?.message ?? 'does not read'}`), ...(row === undefined ? {} : { row }) });
 }
 
 /**
@@ -221,8 +229,8 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     sessionId: row.session_id,
     toolCallId: row.tool_call_id,
     toolName: row.tool_name,
-    arguments: storedJson<ToolCallRecord['arguments']>(row.arguments, `the arguments of call ${row.tool_call_id} of run ${row.run_id}`),
-    editedArguments: row.edited_arguments === null ? null : storedJson<ToolCallRecord['editedArguments']>(row.edited_arguments, `the edited arguments of call ${row.tool_call_id} of run ${row.run_id}`),
+    arguments: storedArguments(row.arguments, `the arguments of call ${row.tool_call_id} of run ${row.run_id}`),
+    editedArguments: row.edited_arguments === null ? null : storedArguments(row.edited_arguments, `the edited arguments of call ${row.tool_call_id} of run ${row.run_id}`),
     approvalId: row.approval_id,
     executesCode: toBoolean(row.executes_code),
     toolVersion: row.tool_version,
@@ -293,7 +301,7 @@ export function toPending(row: LedgerRow): PendingApproval {
     runId: row.run_id,
     toolCallId: row.tool_call_id,
     toolName: row.tool_name,
-    arguments: storedJson<PendingApproval['arguments']>(row.arguments, `the arguments of call ${row.tool_call_id} of run ${row.run_id}`),
+    arguments: storedArguments(row.arguments, `the arguments of call ${row.tool_call_id} of run ${row.run_id}`),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     ...shownToolOf(row),
@@ -313,7 +321,7 @@ export function toGrant(row: GrantRow): StoredGrant {
     sessionId: row.scope_value,
     toolName: row.tool_name,
     arguments:
-      row.arguments === null ? null : storedJson<StoredGrant['arguments']>(row.arguments, `the arguments of grant ${row.grant_id}`, { table: 'grants', key: 'grant_id', id: row.grant_id }),
+      row.arguments === null ? null : storedArguments(row.arguments, `the arguments of grant ${row.grant_id}`, { table: 'grants', key: 'grant_id', id: row.grant_id }),
     toolVersion: row.tool_version,
     createdAt: row.created_at,
   };

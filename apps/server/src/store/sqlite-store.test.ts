@@ -326,6 +326,32 @@ describe('SqliteStore', () => {
     kept.close();
   });
 
+  it('reads arguments whose JSON is no arguments object (a grant\'s damaged into null, which would read as any call of its tool) as a damaged record, named', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('s'));
+    await store.createRun(run('r1', 's'));
+    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000)]);
+    await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE grants SET arguments = 'null' WHERE grant_id = 'grant-1'").run();
+    db.prepare("UPDATE tool_calls SET arguments = '\"rm -rf ~\"' WHERE tool_call_id = 'call-1'").run();
+    db.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const reads: [() => Promise<unknown>, RegExp][] = [
+      [() => reopened.listGrants(), /^the arguments of grant grant-1: the record: .+$/],
+      [() => reopened.listRunToolCalls('r1'), /^the arguments of call call-1 of run r1: the record: .+$/],
+    ];
+    for (const [read, record] of reads) {
+      const error = await read().then(() => undefined, (thrown: unknown) => thrown);
+      expect(reopened.damagedRecord(error)).toMatch(record);
+    }
+    await reopened.close();
+  });
+
   it('refuses a database truncated to 0 bytes, saying how to start afresh, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
