@@ -224,8 +224,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
   // Before the token, `ws` refuses a frame larger than connection parameters need at its header, its body unread; the
   // limit is raised once the token is accepted (acceptMessagesUpTo).
-  // Pings are answered on each socket, through its send window (autoPong off: see handleUpgrade below).
-  const wss = new WebSocketServer({ noServer: true, maxPayload: Math.min(maxPayloadBytes, MAX_MESSAGE_BEFORE_TOKEN_BYTES), autoPong: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: Math.min(maxPayloadBytes, MAX_MESSAGE_BEFORE_TOKEN_BYTES) });
   // Sockets yet to present their token, oldest first, with when each was admitted (performance.now()), counted apart
   // from authenticated ones: strangers fill only their own few places. A newcomer takes the oldest one's place once
   // that one has had authGraceMs, and is refused (503) while every place is younger, so a flood of strangers can
@@ -498,12 +497,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         },
       });
       coalesceWrites(client, socket, () => window.sent());
-      // `ws` answered pings itself, unseen by the send window: a client, with or without the token, that sent pings and
-      // read nothing had their pongs queued without end, the socket read on (found in review).
-      client.on('ping', (data) => {
-        client.pong(data);
-        window.sent();
-      });
       accepted.set(kept, { client, window, upgradedAt });
       wss.emit('connection', client, kept);
       // tRPC has added its listener by now; this one goes before it.
