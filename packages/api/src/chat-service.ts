@@ -192,6 +192,11 @@ export interface ChatServiceOptions {
    * attached to going first.
    */
   finishedRunTtlMs?: number;
+  /**
+   * How long the rules may take to judge one waiting call again once they changed before it is held as one they could
+   * not judge (see WaitingCallsJudge). Default JUDGE_CALL_TIME_LIMIT_MS.
+   */
+  judgeCallTimeLimitMs?: number;
   /** Default MAX_KEPT_FINISHED_EVENTS. */
   maxKeptFinishedEvents?: number;
   /** Default MAX_KEPT_FINISHED_BYTES. */
@@ -513,6 +518,7 @@ export class ChatService {
         toolOf: (call) => [...(this.runs.get(call.runId)?.tools ?? []), ...options.tools()].find((tool) => tool.name === call.toolName),
         changed: (sessionId) => this.announceWaitingChange(sessionId),
         log: this.log,
+        ...(options.judgeCallTimeLimitMs === undefined ? {} : { callTimeLimitMs: options.judgeCallTimeLimitMs }),
       });
       this.waitingJudge = judge;
       this.stopJudging = rules.onChange?.(() => void judge.judgeAll());

@@ -113,3 +113,36 @@ describe('a decision after the rules changed', () => {
     expect(ran).toStrictEqual(['hello']);
   });
 });
+
+describe('a waiting call the rules never finish judging again', () => {
+  it('is held as one they could not judge once their time is up, and the decisions of every chat land (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    const rules = {
+      // A file system that hangs: the judgement of the stuck chat's call never ends.
+      evaluate: (sessionId: string): Promise<PolicyVerdict | undefined> => (version > 0 && sessionId === 'stuck' ? new Promise<never>(() => {}) : Promise.resolve(undefined)),
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const ran: string[] = [];
+    const models = [new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'stuck' } }), textStep('done')]), new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'quick' } }), textStep('done')])];
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules, judgeCallTimeLimitMs: 1, log: () => {} });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 'stuck', runId: 'r-stuck', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('stuck')).toHaveLength(1), { timeout: 10_000 });
+    await chat.startRun({ sessionId: 'quick', runId: 'r-quick', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('quick')).toHaveLength(1), { timeout: 10_000 });
+    const [stuck] = chat.pending('stuck');
+    const [quick] = chat.pending('quick');
+
+    version++;
+    for (const listener of listeners) listener();
+    expect(await chat.confirm({ sessionId: 'quick', approvalId: quick!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['quick']), { timeout: 10_000 });
+    const [held] = await chat.listWaiting('stuck');
+    expect(held).toMatchObject({ approvalId: stuck!.approvalId, exactGrantsOnly: true, askedBecause: { ruleId: 'rules-unread', reason: [{ text: expect.stringContaining('the rules took longer than 1 ms to judge it') }] } });
+    expect(await chat.confirm({ sessionId: 'stuck', approvalId: stuck!.approvalId, decision: 'deny' })).toMatchObject({ resolved: true, decision: 'deny' });
+    expect(ran).toStrictEqual(['quick']);
+  });
+});

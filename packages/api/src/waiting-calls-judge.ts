@@ -13,7 +13,15 @@ export interface WaitingCallsJudgeOptions {
   /** Told of a session one of whose waiting calls changed. */
   changed: (sessionId: string) => void;
   log: (line: string) => void;
+  /**
+   * How long the rules may take over one call (a file system that hangs) before it is held as one they could not
+   * judge, so the chats after it are judged and their decisions land. Default JUDGE_CALL_TIME_LIMIT_MS.
+   */
+  callTimeLimitMs?: number;
 }
+
+/** The rules' own checks give up sooner (a command line's parse after 5 s): this bounds what they do not. */
+export const JUDGE_CALL_TIME_LIMIT_MS = 30_000;
 
 /** The rule id a call held because the rules could not judge it again is listed with (no rule asked about it). */
 export const UNJUDGED = 'rules-unread';
@@ -109,7 +117,7 @@ export class WaitingCallsJudge {
         this.due.delete(sessionId);
         this.current = { sessionId, done: due.done };
         try {
-          if (read === undefined || due.fresh || read.version === undefined || read.version !== this.options.rules.version?.()) read = await this.read().catch(unread);
+          if (read === undefined || due.fresh || read.version === undefined || read.version !== this.options.rules.version?.()) read = await this.withinLimit(this.read()).catch(unread);
           await this.judgeSession(sessionId, read.evaluate);
         } catch (error) {
           this.options.log(`Could not judge the waiting calls of ${sessionId} again by the rules: ${error instanceof Error ? error.message : String(error)}`);
@@ -137,7 +145,7 @@ export class WaitingCallsJudge {
       if (tool === undefined) continue;
       let verdict: PolicyVerdict | undefined;
       try {
-        verdict = await evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool);
+        verdict = await this.withinLimit(evaluate(sessionId, { id: call.toolCallId, name: call.toolName, arguments: call.arguments }, tool));
       } catch (error) {
         // A call the changed rules could not judge (the workspace's rules file unreadable, say) may be one they hold:
         // it is held as one a deny rule cannot tell from one it denies, and its card says why. The other calls are
@@ -154,6 +162,15 @@ export class WaitingCallsJudge {
       if (call.exactGrantsOnly === true || verdict?.effect !== 'ask' || verdict.onlyWhenConfirming === true) continue;
       await this.holdToExactGrants(call, sessionId, { ruleId: verdict.ruleId, reason: verdict.description });
     }
+  }
+
+  private withinLimit<T>(judged: Promise<T>): Promise<T> {
+    const limit = this.options.callTimeLimitMs ?? JUDGE_CALL_TIME_LIMIT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the rules took longer than ${limit} ms to judge it`)), limit);
+    });
+    return Promise.race([judged, late]).finally(() => clearTimeout(timer));
   }
 
   private async holdToExactGrants(call: PendingApproval, sessionId: string, askedBecause: AskedBecause): Promise<void> {
