@@ -22,7 +22,7 @@ import {
   processLimitWarning,
   resolveToolSandbox,
   SandboxUnavailableError,
-  UNBOUNDED_INOTIFY_WARNING,
+  UNLIMITED_NAMESPACE_WARNING,
   UNSIZED_TMPFS_WARNING,
   type ToolSandbox,
 } from './tools';
@@ -62,7 +62,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const limitWarning = sandbox.kind === 'bubblewrap' ? processLimitWarning(maxProcesses, ownHostUserId()) : null;
   if (limitWarning !== null) log(limitWarning);
   if (sandbox.kind === 'bubblewrap' && sandbox.unsizedTmpfs) log(UNSIZED_TMPFS_WARNING);
-  if (sandbox.kind === 'bubblewrap' && sandbox.unshare === undefined) log(UNBOUNDED_INOTIFY_WARNING);
+  if (sandbox.kind === 'bubblewrap' && sandbox.unshare === undefined) log(UNLIMITED_NAMESPACE_WARNING);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
   // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.
   const databaseFiles =

@@ -85,7 +85,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     const unstaged = bubblewrapArgs(policy, host);
     const staged = inotify !== undefined && tmpfsBytes !== undefined && canStage(unstaged);
     const args = [...(staged ? bubblewrapArgs({ ...policy, stagedTmpfs: true }, host) : unstaged), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
-    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand(sandbox.unshare, inotify, sandbox.bwrap, args, staged ? tmpfsBytes : undefined);
+    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand({ unshare: sandbox.unshare, limits: inotify, bwrap: sandbox.bwrap, args, ...(staged ? { tmpfsBytes } : {}) });
     const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.

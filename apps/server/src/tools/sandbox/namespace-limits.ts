@@ -22,7 +22,7 @@ const BYTES_PER_FILE = 4096;
 const LIMITS_NOT_SET_EXIT_CODE = 126;
 
 /** Said at start-up when bubblewrap starts as it is (see BubblewrapProbe's `unshare`). */
-export const UNBOUNDED_INOTIFY_WARNING =
+export const UNLIMITED_NAMESPACE_WARNING =
   'Warning: tool calls’ inotify instances and watches, and the number of files in their /tmp and /dev/shm, are not bounded here ' +
   '(no unshare in /usr/bin or /bin, or it cannot set them: /proc/sys read-only), so one call you allow can hold every inotify ' +
   'watch this user may have while it runs (this server’s and your editors’ file watching then fail), and take gigabytes of ' +
@@ -45,6 +45,19 @@ export function inotifyLimits(): InotifyLimits | undefined {
   return { instances: Math.max(1, Math.floor(instances / INOTIFY_SHARE)), watches: Math.max(1, Math.floor(watches / INOTIFY_SHARE)) };
 }
 
+/** What limitedNamespaceCommand starts, and with what. */
+export interface LimitedNamespaceOptions {
+  /** Absolute path of `unshare`. */
+  unshare: string;
+  /** inotify instances and watches the call may hold (see inotifyLimits). */
+  limits: InotifyLimits;
+  /** Absolute path of bubblewrap, and its arguments for the call. */
+  bwrap: string;
+  args: readonly string[];
+  /** Bytes of the call's /tmp and /dev/shm, when this namespace mounts them (see SandboxPolicy's `stagedTmpfs`). Default none: it does not. */
+  tmpfsBytes?: number;
+}
+
 /**
  * The command that starts bubblewrap (`bwrap` with `args`) inside a user namespace of its own whose inotify limits are
  * `limits`. The kernel counts inotify instances and watches per user and user namespace, and charges each to every
@@ -61,7 +74,7 @@ export function inotifyLimits(): InotifyLimits | undefined {
  *
  * When any of it cannot be done, bubblewrap is not started and the call says why.
  */
-export function limitedNamespaceCommand(unshare: string, limits: InotifyLimits, bwrap: string, args: readonly string[], tmpfsBytes?: number): { file: string; args: string[] } {
+export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes }: LimitedNamespaceOptions): { file: string; args: string[] } {
   const refusal = "airlock: this call's limits (inotify, files in /tmp and /dev/shm) could not be set, so the command was not run";
   const steps = [`echo ${checkedCount(limits.instances)} > /proc/sys/user/max_inotify_instances`, `echo ${checkedCount(limits.watches)} > /proc/sys/user/max_inotify_watches`];
   if (tmpfsBytes !== undefined) {
