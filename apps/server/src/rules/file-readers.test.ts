@@ -1,7 +1,11 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tempFolder } from '../tools/test-support';
 import { readCommandLine } from './command-line-reader';
+import { commandPathInside } from './command-path-inside';
 import { evaluateRules } from './evaluate-rules';
-import { context, prefix, terminal } from './rule-fixtures';
+import { context, prefix, SESSION, terminal } from './rule-fixtures';
 
 beforeAll(() => readCommandLine('true'));
 
@@ -37,6 +41,22 @@ describe('a program that prints the files it reads, named one outside the worksp
 
   it('says which word leads out', async () => {
     expect(await evaluateRules(terminal('cat ~/.ssh/id_rsa'), rules, context)).toMatchObject({ decision: 'ask', within: rules[0], leadsOut: { kind: 'named', text: '~/.ssh/id_rsa' } });
+  });
+
+  it('with links looked up, a path through a link that leads out is asked about, as the file it leads to', async () => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const home = path.join(folder.path, 'home');
+    await mkdir(path.join(workspace, 'docs'), { recursive: true });
+    await mkdir(path.join(home, '.ssh'), { recursive: true });
+    await writeFile(path.join(workspace, 'docs', 'a.md'), 'a\n');
+    await writeFile(path.join(home, '.ssh', 'id_rsa'), 'key\n');
+    await symlink('../home/.ssh', path.join(workspace, 'keys'));
+    const judge = async (command: string) => (await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision;
+    expect(await judge('cat keys/id_rsa')).toBe('ask');
+    expect(await judge('grep -r BEGIN keys')).toBe('ask');
+    expect(await judge('cat docs/a.md')).toBe('allow');
+    expect(await judge('cat docs/*.md')).toBe('allow');
   });
 
   it('a rule that names the file outside covers it', async () => {
