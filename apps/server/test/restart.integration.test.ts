@@ -250,6 +250,11 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
           /^A stored record is damaged \(the decision of approval \S+: "allox" is none of allow, deny, timeout, cancel\): it was not read as anything and nothing was run on it; it was left as it is\.$/,
         );
       } else await expect(allow).resolves.toStrictEqual({ resolved: false, status: 'not-found' });
+      // The chat opens: a damaged row of its page is left out and named.
+      const detail = await c.trpc.sessions.get.query({ sessionId: 's1' });
+      expect(detail.messages[0]).toStrictEqual({ role: 'user', content: `run \`touch ${marker}\`` });
+      const rowDamaged = damage.what.startsWith("the waiting call's");
+      expect([detail.toolCalls.length, detail.leftOut ?? []]).toStrictEqual(rowDamaged ? [0, [expect.stringMatching(damage.record)]] : [1, []]);
 
       const next = watchRun(c, { sessionId: 's1', runId: 'run-2', message: 'hello' });
       expect((await next.ended).reason).toBe('done');

@@ -113,7 +113,7 @@ export interface SessionDetail extends SessionSummary {
    * stopped, or ran out of tool calls), so a reload shows what the chat showed live. Absent while a run goes on.
    */
   lastRunEnd?: { runId: string; reason: Exclude<RunEndReason, 'done'>; error?: string };
-  /** The damaged records of the page's messages, left out of `messages` (each the record and why). Absent when none. */
+  /** The damaged records of the page's messages and calls, left out of `messages` and `toolCalls` (each the record and why). Absent when none. */
   leftOut?: string[];
 }
 
@@ -1110,7 +1110,7 @@ export class ChatService {
     const session = this.sessions.get(sessionId);
     if (!session) throw new NotFoundError('session', sessionId);
     // Only the page is read: the chat may be far longer than one answer, and is not kept here.
-    // A damaged message is left out and named: the chat still opens, and goes on (see storedConversation).
+    // A damaged message or call row is left out and named: the chat still opens, and goes on (see storedConversation).
     const leftOut: string[] = [];
     const query = { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS, leftOut: (record: string) => leftOut.push(record) };
     const page = await this.store.loadMessagePage(sessionId, query);

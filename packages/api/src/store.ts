@@ -331,8 +331,8 @@ export interface MessagePageQuery {
   /** Characters of messages (each as JSON) at most; the page's newest message always fits. */
   maxChars: number;
   /**
-   * Given, a message whose record is damaged is left out of the page and named to it (the record and why), as
-   * AirlockStore.loadMessages does; absent, it fails the read.
+   * Given, a message or a call's ledger row whose record is damaged is left out of the page and named to it (the
+   * record and why), as AirlockStore.loadMessages does; absent, it fails the read.
    */
   leftOut?: (record: string) => void;
 }

@@ -308,6 +308,22 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     }
   });
 
+  it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    await store.createSession(session('s'));
+    await store.createRun(run('r1', 's'));
+    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
+    const turn: ChatMessage = { role: 'assistant', content: '', toolCalls: ['call-1', 'call-2'].map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) };
+    await store.appendMessage('s', turn, 4_000, { runId: 'r1' });
+    await withClient((client) => client.query(`UPDATE ${escapeIdentifier(database.schema)}.tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`));
+
+    const leftOut: string[] = [];
+    const page = await store.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
+    expect([page.messages, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['call-2']]);
+    expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
+  });
+
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
     await using database = await openTestDatabase();
     const logged: string[] = [];

@@ -486,6 +486,19 @@ export function pageMessages(rows: readonly MessageRow[], sessionId: string, lef
   return { rows: read, messages };
 }
 
+/** The ledger rows of a page's calls; one that does not read fails the read, or goes to `leftOut` (see pageMessages). */
+export function pageToolCalls(rows: readonly LedgerRow[], leftOut: ((record: string) => void) | undefined): ToolCallRecord[] {
+  return rows.flatMap((row) => {
+    try {
+      return [toToolCall(row)];
+    } catch (error) {
+      if (leftOut === undefined || !(error instanceof DamagedRecordError)) throw error;
+      leftOut(error.message);
+      return [];
+    }
+  });
+}
+
 /** The calls the page's messages made, as [run, call id] pairs a ledger row is found by; a message of no run has none. */
 export function callsOfPage(rows: readonly MessageRow[], messages: readonly ChatMessage[]): [string, string][] {
   return rows.flatMap((row, index) => {

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ChatMessage } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
 import { asStoreError } from './open-database';
 import { DATABASE_FILE, SESSION_PAGE_QUERIES, SqliteStore } from './sqlite-store';
@@ -349,6 +350,28 @@ describe('SqliteStore', () => {
       const error = await read().then(() => undefined, (thrown: unknown) => thrown);
       expect(reopened.damagedRecord(error)).toMatch(record);
     }
+    await reopened.close();
+  });
+
+  it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('s'));
+    await store.createRun(run('r1', 's'));
+    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
+    const turn: ChatMessage = { role: 'assistant', content: '', toolCalls: ['call-1', 'call-2'].map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) };
+    await store.appendMessage('s', turn, 4_000, { runId: 'r1' });
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'").run();
+    db.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const leftOut: string[] = [];
+    const page = await reopened.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
+    expect([page.messages, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['call-2']]);
+    expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
     await reopened.close();
   });
 

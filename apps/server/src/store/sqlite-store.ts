@@ -43,6 +43,7 @@ import {
   decodeCursor,
   pageEnd,
   pageMessages,
+  pageToolCalls,
   readAuditPage,
   readMessagePage,
   ruleScopeValue,
@@ -226,7 +227,7 @@ export class SqliteStore implements AirlockStore {
     const rows = readMessagePage(sized, query.maxChars, (seqs) => s.messagesAt.all(sessionId, JSON.stringify(seqs)));
     const { rows: read, messages } = pageMessages(rows, sessionId, query.leftOut);
     const calls = callsOfPage(read, messages);
-    const toolCalls = calls.length === 0 ? [] : s.toolCallsOf.all(sessionId, JSON.stringify(calls)).map(toToolCall);
+    const toolCalls = calls.length === 0 ? [] : pageToolCalls(s.toolCallsOf.all(sessionId, JSON.stringify(calls)), query.leftOut);
     // Seqs run 1, 2, 3… in a chat: the first's seq says how many come before it.
     const start = rows.length > 0 ? rows[0]!.key - 1 : Math.min(before, s.countMessages.pluck().get(sessionId) ?? 0);
     return { messages, start, toolCalls };
