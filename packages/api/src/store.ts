@@ -422,6 +422,8 @@ export interface AuditPage {
   entries: ToolCallRecord[];
   /** Pass as `cursor` for the next (older) page, which starts right after this page's last row; null on the last page. */
   nextCursor: string | null;
+  /** The page's ledger rows whose record is damaged, left out of `entries` (each the record and why). Absent when none. */
+  leftOut?: string[];
 }
 
 export interface StoredRule {

@@ -308,6 +308,17 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     }
   });
 
+  it('a page of the audit leaves out a ledger row that does not read and names it in leftOut, the others listed', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    await store.createSession(session('s'));
+    await store.createRun(run('r1', 's'));
+    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
+    await withClient((client) => client.query(`UPDATE ${escapeIdentifier(database.schema)}.tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`));
+    const page = await store.listAudit({ sessionId: 's' });
+    expect([page.entries.map((entry) => entry.toolCallId), page.leftOut, page.nextCursor]).toStrictEqual([['call-2'], ['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel'], null]);
+  });
+
   it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');

@@ -375,6 +375,13 @@ export async function readAuditPageAsync(sized: readonly SizedLedgerRow[], limit
 
 /** Yields the ledger ids of each batch to read and takes their rows back; returns the page. */
 function* auditPageSteps(sized: readonly SizedLedgerRow[], limit: number): Generator<number[], AuditPage, readonly LedgerRow[]> {
+  const leftOut: string[] = [];
+  const page = yield* auditPageRows(sized, limit, (record) => leftOut.push(record));
+  return leftOut.length === 0 ? page : { ...page, leftOut };
+}
+
+/** The audit's page, as auditPageSteps answers it; a row that does not read is left out, named to `leftOut`. */
+function* auditPageRows(sized: readonly SizedLedgerRow[], limit: number, leftOut: (record: string) => void): Generator<number[], AuditPage, readonly LedgerRow[]> {
   const candidates = sized.slice(0, limit);
   const entries: ToolCallRecord[] = [];
   let chars = 0;
@@ -388,8 +395,8 @@ function* auditPageSteps(sized: readonly SizedLedgerRow[], limit: number): Gener
     const rows = new Map((yield batch.map((row) => row.ledger_id)).map((row) => [row.ledger_id, row]));
     for (const position of batch) {
       const row = rows.get(position.ledger_id);
-      if (row !== undefined) {
-        const entry = toToolCall(row);
+      const [entry] = row === undefined ? [] : pageToolCalls([row], leftOut);
+      if (entry !== undefined) {
         const size = JSON.stringify(entry).length;
         if (entries.length > 0 && chars + size > MAX_AUDIT_PAGE_CHARS) return { entries, nextCursor: cursorOf(last!) };
         entries.push(entry);

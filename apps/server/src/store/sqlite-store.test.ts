@@ -353,6 +353,24 @@ describe('SqliteStore', () => {
     await reopened.close();
   });
 
+  it('a page of the audit leaves out a ledger row that does not read and names it in leftOut, the others listed', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('s'));
+    await store.createRun(run('r1', 's'));
+    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'").run();
+    db.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const page = await reopened.listAudit({ sessionId: 's' });
+    expect([page.entries.map((entry) => entry.toolCallId), page.leftOut, page.nextCursor]).toStrictEqual([['call-2'], ['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel'], null]);
+    await reopened.close();
+  });
+
   it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
