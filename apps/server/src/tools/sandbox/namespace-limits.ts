@@ -65,7 +65,9 @@ export interface LimitedNamespaceOptions {
  * server's user's, so a call can hold no more than these, whatever namespaces it makes. The limits are set as root
  * of this namespace (`unshare --map-root-user`, the server's user outside); bubblewrap then maps the server's user and
  * group back (`--uid`, `--gid`), so the call sees the same ids as without it, and keeps no capability in this
- * namespace, nor any way to change them (its /proc/sys is read-only too).
+ * namespace to change them. It can raise the limits of a user namespace it makes itself (it is root there, and may
+ * write that namespace's /proc/sys/user), but what it makes there is charged to this namespace too: the bound holds
+ * through that charge, not through /proc/sys being read-only to the call.
  *
  * With `tmpfsBytes`, the namespace has its own mounts too, and mounts there the tmpfs bubblewrap binds in as the
  * call's /tmp and /dev/shm (STAGED_TMP, STAGED_SHM; see SandboxPolicy's `stagedTmpfs`), each of `tmpfsBytes` and of at
