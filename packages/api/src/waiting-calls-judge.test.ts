@@ -146,3 +146,35 @@ describe('a waiting call the rules never finish judging again', () => {
     expect(ran).toStrictEqual(['quick']);
   });
 });
+
+describe('a judgement of the waiting calls of many chats', () => {
+  it('lets the server serve between chats, rather than hold its thread for the whole pass (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    let judged = 0;
+    let judgedWhenServed: number | undefined;
+    const rules = {
+      // Rules that answer at once, as most do for a call no file look concerns: the pass itself never waits.
+      evaluate: (): Promise<PolicyVerdict | undefined> => {
+        if (version > 0 && judged++ === 0) setImmediate(() => (judgedWhenServed = judged));
+        return Promise.resolve(undefined);
+      },
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const chats = ['a', 'b', 'c', 'd'];
+    const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool([])], store: new MemoryStore(), rules });
+    services.push(chat);
+    await chat.open();
+    for (const sessionId of chats) {
+      await chat.startRun({ sessionId, runId: `r-${sessionId}`, message: 'go' });
+      await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
+    }
+
+    version++;
+    for (const listener of listeners) listener();
+    await vi.waitFor(() => expect([judged, judgedWhenServed !== undefined]).toStrictEqual([chats.length, true]), { timeout: 10_000 });
+    expect(judgedWhenServed).toBeLessThan(chats.length);
+  });
+});

@@ -112,7 +112,12 @@ export class WaitingCallsJudge {
     // The rules as read for the passes so far, and the version they were read at.
     let read: { version: number | undefined; evaluate: Evaluate } | undefined;
     try {
-      for (let next = this.next(); next !== undefined; next = this.next()) {
+      for (let first = true; ; first = false) {
+        // Rules that answer at once never give the thread back: without this, a pass over thousands of chats held
+        // every other request, and every decision's turn, until it ended.
+        if (!first) await new Promise((resolve) => setImmediate(resolve));
+        const next = this.next();
+        if (next === undefined) break;
         const [sessionId, due] = next;
         this.due.delete(sessionId);
         this.current = { sessionId, done: due.done };
