@@ -22,7 +22,7 @@ import {
   processLimitWarning,
   resolveToolSandbox,
   SandboxUnavailableError,
-  UNLIMITED_NAMESPACE_WARNING,
+  unboundedNamespaceWarning,
   UNSIZED_TMPFS_WARNING,
   type ToolSandbox,
 } from './tools';
@@ -62,7 +62,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const limitWarning = sandbox.kind === 'bubblewrap' ? processLimitWarning(maxProcesses, ownHostUserId()) : null;
   if (limitWarning !== null) log(limitWarning);
   if (sandbox.kind === 'bubblewrap' && sandbox.unsizedTmpfs) log(UNSIZED_TMPFS_WARNING);
-  if (sandbox.kind === 'bubblewrap' && sandbox.unshare === undefined) log(UNLIMITED_NAMESPACE_WARNING);
+  if (sandbox.kind === 'bubblewrap' && 'unbounded' in sandbox) log(unboundedNamespaceWarning(sandbox.unbounded));
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
   // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.
   const databaseFiles =

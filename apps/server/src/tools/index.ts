@@ -20,7 +20,7 @@ export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, Workspace
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
 export { DEFAULT_TMPFS_MIB, UNSIZED_TMPFS_WARNING } from './sandbox/tmpfs-size';
-export { UNLIMITED_NAMESPACE_WARNING } from './sandbox/namespace-limits';
+export { unboundedNamespaceWarning } from './sandbox/namespace-limits';
 
 /**
  * The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one

@@ -222,7 +222,7 @@ function bubblewrapFor(
 ): BubblewrapSandbox {
   const tmpfs = sandbox.unsizedTmpfs ? {} : { tmpfsBytes: tmpfsMiB * 1024 * 1024 };
   const policy = { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network, ...tmpfs };
-  return { bwrap: sandbox.bwrap, policy, maxProcesses, ...(sandbox.unshare === undefined ? {} : { unshare: sandbox.unshare }) };
+  return { bwrap: sandbox.bwrap, policy, maxProcesses, ...('unshare' in sandbox ? { unshare: sandbox.unshare } : {}) };
 }
 
 /**

@@ -21,12 +21,17 @@ const BYTES_PER_FILE = 4096;
 /** What the call ends with when its limits could not be set: 126, as for the limit on processes. */
 const LIMITS_NOT_SET_EXIT_CODE = 126;
 
-/** Said at start-up when bubblewrap starts as it is (see BubblewrapProbe's `unshare`). */
-export const UNLIMITED_NAMESPACE_WARNING =
-  'Warning: tool calls’ inotify instances and watches, and the number of files in their /tmp and /dev/shm, are not bounded here ' +
-  '(no unshare in /usr/bin or /bin, or it cannot set them: /proc/sys read-only), so one call you allow can hold every inotify ' +
-  'watch this user may have while it runs (this server’s and your editors’ file watching then fail), and take gigabytes of ' +
-  'kernel memory in empty files.';
+/**
+ * Said at start-up when bubblewrap starts as it is (see BubblewrapProbe's `unbounded`), with the `reason` the probe
+ * found.
+ */
+export function unboundedNamespaceWarning(reason: string): string {
+  return (
+    'Warning: tool calls’ inotify instances and watches, and the number of files in their /tmp and /dev/shm, are not bounded here, so one ' +
+    'call you allow can hold every inotify watch this user may have while it runs (this server’s and your editors’ file watching then fail), ' +
+    `and take gigabytes of kernel memory in empty files. The cause: ${reason}.`
+  );
+}
 
 /** inotify instances and watches one call may hold. */
 export interface InotifyLimits {
@@ -91,7 +96,8 @@ export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsByt
       `${mount} -n -t tmpfs -o ${sized} airlock-shm ${STAGED_SHM}`,
     );
   }
-  const script = `if ! { ${steps.join(' && ')}; } 2>/dev/null; then echo "${refusal}" >&2; exit ${LIMITS_NOT_SET_EXIT_CODE}; fi\nexec "$@"`;
+  // The failing step's own error comes first: the start-up probe keeps that line, the cause.
+  const script = `if ! { ${steps.join(' && ')}; }; then echo "${refusal}" >&2; exit ${LIMITS_NOT_SET_EXIT_CODE}; fi\nexec "$@"`;
   const ids = ['--uid', String(process.getuid?.() ?? 0), '--gid', String(process.getgid?.() ?? 0)];
   return {
     file: unshare,

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { inotifyLimits, limitedNamespaceCommand, UNSHARE_LOCATIONS, type InotifyLimits } from './namespace-limits';
 import { bubblewrapArgs } from './sandbox-policy';
@@ -11,38 +12,70 @@ const PROBE_TIMEOUT_MS = 10_000;
  * `unsizedTmpfs`: this bubblewrap cannot bound a tmpfs (--size came in 0.7.0, and a set-user-ID one refuses it), so a
  * call's /tmp and /dev/shm hold up to the kernel's default, half the machine's memory each. `unshare`: where the
  * `unshare` that starts bubblewrap with a call's inotify limits and its own /tmp and /dev/shm is (see
- * limitedNamespaceCommand); absent when none is installed, or it cannot set them here (a read-only /proc/sys, as in
- * many containers).
+ * limitedNamespaceCommand); else `unbounded`, why that cannot be done here (none installed, or it cannot set them: a
+ * read-only /proc/sys, as in many containers, or a namespace without capabilities, as AppArmor makes them), said at
+ * start-up.
  */
-export type BubblewrapProbe = { available: true; bwrap: string; unsizedTmpfs?: true; unshare?: string } | { available: false; reason: string };
+export type BubblewrapProbe = ({ available: true; bwrap: string; unsizedTmpfs?: true } & NamespaceProbe) | { available: false; reason: string };
+
+/** Whether bubblewrap can start in a namespace that bounds the call (see BubblewrapProbe). */
+export type NamespaceProbe = { unshare: string } | { unbounded: string };
+
+export interface ProbeOptions {
+  /** Where `unshare` is looked for, the first found taken. Default UNSHARE_LOCATIONS. */
+  unshareLocations?: readonly string[];
+  /** The file that says whether AppArmor restricts unprivileged user namespaces. Default APPARMOR_USERNS_RESTRICTION. */
+  apparmorRestriction?: string;
+}
+
+/** Reads 1 where AppArmor takes the capabilities of a user namespace an unconfined program makes (Ubuntu 23.10 on). */
+const APPARMOR_USERNS_RESTRICTION = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns';
 
 /** What the probe's /tmp is bounded to: any size tells whether bubblewrap takes one. */
 const PROBE_TMPFS_BYTES = 1024 * 1024;
 
 const probes = new Map<string, Promise<BubblewrapProbe>>();
 
-/** Whether bubblewrap can start a call with the given network setting here: tried once with a trivial command, then remembered. */
-export function probeBubblewrap(network: boolean): Promise<BubblewrapProbe> {
+/**
+ * Whether bubblewrap can start a call with the given network setting here: tried once with a trivial command, then
+ * remembered (not with `options`, which tests give).
+ */
+export function probeBubblewrap(network: boolean, options?: ProbeOptions): Promise<BubblewrapProbe> {
+  if (options !== undefined) return runProbe(network, options);
   const key = network ? 'network' : 'no-network';
   let probe = probes.get(key);
   if (probe === undefined) {
-    probe = runProbe(network);
+    probe = runProbe(network, {});
     probes.set(key, probe);
   }
   return probe;
 }
 
-async function runProbe(network: boolean): Promise<BubblewrapProbe> {
+async function runProbe(network: boolean, options: ProbeOptions): Promise<BubblewrapProbe> {
   const bwrap = await firstExecutable(BWRAP_LOCATIONS);
   if (bwrap === undefined) return { available: false, reason: `bubblewrap is not installed (no ${BWRAP_LOCATIONS.join(', ')})` };
   const sized = await tryStart(bwrap, network, PROBE_TMPFS_BYTES);
   const unsized = sized === undefined ? undefined : await tryStart(bwrap, network, undefined);
   if (sized !== undefined && unsized !== undefined) return { available: false, reason: `${bwrap} cannot start a sandbox here: ${unsized}` };
-  const tmpfsBytes = sized === undefined ? PROBE_TMPFS_BYTES : undefined;
-  const unshare = await firstExecutable(UNSHARE_LOCATIONS);
+  const namespace = await probeNamespace(bwrap, network, sized === undefined ? PROBE_TMPFS_BYTES : undefined, options);
+  return { available: true, bwrap, ...(sized === undefined ? {} : { unsizedTmpfs: true }), ...namespace };
+}
+
+/** Whether bubblewrap starts in a namespace that sets a call's limits (see limitedNamespaceCommand), or why not. */
+async function probeNamespace(bwrap: string, network: boolean, tmpfsBytes: number | undefined, options: ProbeOptions): Promise<NamespaceProbe> {
+  const locations = options.unshareLocations ?? UNSHARE_LOCATIONS;
+  const unshare = await firstExecutable(locations);
+  if (unshare === undefined) return { unbounded: `no unshare at ${locations.join(' or ')}` };
   const limits = inotifyLimits();
-  const limited = unshare !== undefined && limits !== undefined && (await tryStart(bwrap, network, tmpfsBytes, { unshare, limits })) === undefined;
-  return { available: true, bwrap, ...(sized === undefined ? {} : { unsizedTmpfs: true }), ...(limited ? { unshare } : {}) };
+  if (limits === undefined) return { unbounded: 'this user’s inotify limits cannot be read (/proc/sys/user/max_inotify_instances and max_inotify_watches)' };
+  const failure = await tryStart(bwrap, network, tmpfsBytes, { unshare, limits });
+  if (failure === undefined) return { unshare };
+  // Its namespace is made, without the capabilities to set anything in it: unshare's or the shell's error says no more.
+  const restricted = readFile(options.apparmorRestriction ?? APPARMOR_USERNS_RESTRICTION) === '1';
+  const apparmor = restricted
+    ? '. AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1), which likely took the capabilities of the namespace unshare made'
+    : '';
+  return { unbounded: `${unshare} could not set them up: ${failure}${apparmor}` };
 }
 
 /**
@@ -58,6 +91,15 @@ function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefine
       resolve(error === null ? undefined : stderr.trim().split('\n')[0] || error.message);
     });
   });
+}
+
+/** A small file's text, trimmed; undefined when it cannot be read. */
+function readFile(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 async function firstExecutable(candidates: readonly string[]): Promise<string | undefined> {

@@ -1,10 +1,10 @@
-import { probeBubblewrap } from './probe-bubblewrap';
+import { probeBubblewrap, type NamespaceProbe } from './probe-bubblewrap';
 
 /** How terminal and python calls are held: `auto` uses bubblewrap when it can start here, else runs without a sandbox. */
 export type SandboxMode = 'auto' | 'bubblewrap' | 'none';
 
-/** The sandbox chosen for this server's calls; `unsizedTmpfs` and `unshare`: see BubblewrapProbe. */
-export type ToolSandbox = { kind: 'bubblewrap'; bwrap: string; network: boolean; unsizedTmpfs?: true; unshare?: string } | { kind: 'none'; reason: string };
+/** The sandbox chosen for this server's calls; `unsizedTmpfs`, `unshare` and `unbounded`: see BubblewrapProbe. */
+export type ToolSandbox = ({ kind: 'bubblewrap'; bwrap: string; network: boolean; unsizedTmpfs?: true } & NamespaceProbe) | { kind: 'none'; reason: string };
 
 /** A sandbox was required (mode `bubblewrap`, or the network turned off) and cannot start here. */
 export class SandboxUnavailableError extends Error {
@@ -28,7 +28,7 @@ export async function resolveToolSandbox({ mode, network }: ResolveSandboxOption
   }
   const probe = await probeBubblewrap(network);
   if (probe.available) {
-    return { kind: 'bubblewrap', bwrap: probe.bwrap, network, ...(probe.unsizedTmpfs ? { unsizedTmpfs: true } : {}), ...(probe.unshare === undefined ? {} : { unshare: probe.unshare }) };
+    return { kind: 'bubblewrap', bwrap: probe.bwrap, network, ...(probe.unsizedTmpfs ? { unsizedTmpfs: true } : {}), ...('unshare' in probe ? { unshare: probe.unshare } : { unbounded: probe.unbounded }) };
   }
   if (mode === 'bubblewrap' || !network) throw new SandboxUnavailableError(probe.reason);
   return { kind: 'none', reason: probe.reason };

@@ -1,0 +1,59 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { tempFolder } from '../test-support';
+import { unboundedNamespaceWarning } from './namespace-limits';
+import { probeBubblewrap } from './probe-bubblewrap';
+
+const real = await probeBubblewrap(true);
+const skip = real.available ? undefined : real.reason;
+
+/** What an `unshare` says where AppArmor takes the capabilities of the user namespace it makes. */
+const REFUSED = 'unshare: write failed /proc/self/uid_map: Operation not permitted';
+
+describe.skipIf(skip !== undefined)(`where the namespace around bubblewrap cannot bound a call${skip === undefined ? '' : ` (skipped: ${skip})`}`, () => {
+  const sandbox = real.available ? { available: true, bwrap: real.bwrap, ...(real.unsizedTmpfs ? { unsizedTmpfs: true } : {}) } : {};
+  const consequence =
+    'Warning: tool calls’ inotify instances and watches, and the number of files in their /tmp and /dev/shm, are not bounded here, so one ' +
+    'call you allow can hold every inotify watch this user may have while it runs (this server’s and your editors’ file watching then fail), ' +
+    'and take gigabytes of kernel memory in empty files. The cause: ';
+
+  /** An `unshare` that fails as one does under AppArmor's restriction, saying two lines. */
+  async function failingUnshare(folder: string): Promise<string> {
+    const file = path.join(folder, 'unshare');
+    await writeFile(file, `#!/bin/sh\necho '${REFUSED}' >&2\necho 'a second line' >&2\nexit 1\n`, { mode: 0o755 });
+    return file;
+  }
+
+  test('the probe keeps the first line of the failure, and the start-up warning says it', async () => {
+    await using folder = await tempFolder();
+    const unshare = await failingUnshare(folder.path);
+    const probe = await probeBubblewrap(true, { unshareLocations: [unshare], apparmorRestriction: path.join(folder.path, 'absent') });
+    const reason = `${unshare} could not set them up: ${REFUSED}`;
+    expect(probe).toStrictEqual({ ...sandbox, unbounded: reason });
+    expect(unboundedNamespaceWarning(reason)).toBe(`${consequence}${reason}.`);
+  });
+
+  test('where AppArmor restricts unprivileged user namespaces, the warning names it as the likely cause', async () => {
+    await using folder = await tempFolder();
+    const unshare = await failingUnshare(folder.path);
+    const restriction = path.join(folder.path, 'apparmor_restrict_unprivileged_userns');
+    await writeFile(restriction, '1\n');
+    const probe = await probeBubblewrap(true, { unshareLocations: [unshare], apparmorRestriction: restriction });
+    expect(probe).toStrictEqual({
+      ...sandbox,
+      unbounded:
+        `${unshare} could not set them up: ${REFUSED}. AppArmor restricts unprivileged user namespaces here ` +
+        '(kernel.apparmor_restrict_unprivileged_userns = 1), which likely took the capabilities of the namespace unshare made',
+    });
+    await writeFile(restriction, '0\n');
+    expect(await probeBubblewrap(true, { unshareLocations: [unshare], apparmorRestriction: restriction })).toStrictEqual({ ...sandbox, unbounded: `${unshare} could not set them up: ${REFUSED}` });
+  });
+
+  test('without unshare, the warning says where it was looked for', async () => {
+    await using folder = await tempFolder();
+    const [first, second] = [path.join(folder.path, 'a', 'unshare'), path.join(folder.path, 'b', 'unshare')];
+    const probe = await probeBubblewrap(true, { unshareLocations: [first, second] });
+    expect(probe).toStrictEqual({ ...sandbox, unbounded: `no unshare at ${first} or ${second}` });
+  });
+});
