@@ -49,8 +49,8 @@ function readTool(read: string[]): AnyTool {
  * An instance whose notification connection can be cut: while `cut.down`, no message of the others reaches its chat
  * service or its rules; `resync()` tells both what the store's listener does once the connection is back.
  */
-async function cuttableInstance(db: TestDatabase, options: { name: string; model: ChatModel; tools: () => readonly AnyTool[]; workspace: string }) {
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: options.name, leaseMs: 60_000, log: () => {} });
+async function cuttableInstance(db: TestDatabase, options: { name: string; model: ChatModel; tools: () => readonly AnyTool[]; workspace: string; leaseMs?: number }) {
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: options.name, leaseMs: options.leaseMs ?? 60_000, log: () => {} });
   const cut = { down: false };
   const listeners = new Set<(message: ClusterMessage) => void>();
   const cluster: Cluster = new Proxy(store, {
@@ -78,7 +78,13 @@ async function cuttableInstance(db: TestDatabase, options: { name: string; model
     await store.close();
   });
   await chat.open();
-  return { chat, store, rules, cut, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
+  const crash = async () => {
+    // Its runs stop here without writing anything, as in a process that died; the store connection goes with it.
+    const closing = store.close();
+    await chat.shutdown().catch(() => undefined);
+    await closing.catch(() => undefined);
+  };
+  return { chat, store, rules, cut, crash, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
 }
 
 describe.skipIf(!postgres.available)('a deny rule added on one instance while calls wait on another', { timeout: 120_000 }, () => {
@@ -110,6 +116,29 @@ describe.skipIf(!postgres.available)('a deny rule added on one instance while ca
     await b.chat.confirm({ sessionId: 's', approvalId: hard!.approvalId, decision: 'deny' });
     await vi.waitFor(async () => expect((await a.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
     expect(read).toStrictEqual(['notes.txt']);
+  });
+
+  it('judges the waiting calls of a run taken over from an instance that died before it heard a deny rule: the call the rule catches is denied at once (found in review)', async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    const read: string[] = [];
+    const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'secret/key' } }), textStep('done')]);
+    const a = await cuttableInstance(db, { name: 'a', model: model(), tools: () => [readTool(read)], workspace, leaseMs: 600 });
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: model(), tools: () => [readTool(read)], workspace });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
+    const [key] = await waitingCalls(b.chat, 's', 1);
+
+    a.cut.down = true;
+    await b.rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' });
+    expect(a.chat.pending('s').map((call) => call.approvalId)).toStrictEqual([key!.approvalId]);
+    await a.crash();
+
+    // B takes the run over once A's lease runs out, and the rule, which A never heard, denies the call there at once.
+    await vi.waitFor(async () => expect((await b.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 30_000, interval: 50 });
+    const [call] = await b.store.listSessionToolCalls('s');
+    expect(call).toMatchObject({ approvalId: key!.approvalId, decision: 'deny', source: 'rule' });
+    expect(call?.reason).toContain('secret/**');
+    expect(read).toStrictEqual([]);
   });
 
   it('keeps the call it cannot judge waiting past "Always allow" on a sibling, marked on every instance', async () => {

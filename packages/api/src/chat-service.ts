@@ -1760,7 +1760,11 @@ export class ChatService {
             this.log(`Could not resume run ${stored.runId}: ${messageOf(error)}`);
             return false;
           });
-          if (adopted) resumed++;
+          if (!adopted) continue;
+          resumed++;
+          // A rule changed while the run's calls waited on an instance that never judged them (it died first, or
+          // missed the change) is judged here, where they wait now.
+          void this.waitingJudge?.judgeRestored(stored.sessionId);
         }
       } while (this.takeOverAgain && !this.closing);
     })();

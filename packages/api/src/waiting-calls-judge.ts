@@ -64,6 +64,11 @@ export class WaitingCallsJudge {
     return Promise.all([...new Set(this.options.sessions())].map((sessionId) => this.enqueue(sessionId, false))).then(() => undefined);
   }
 
+  /** The waiting calls of a chat whose run was just taken up here from the store (another instance's, say). */
+  judgeRestored(sessionId: string): Promise<void> {
+    return this.enqueue(sessionId, false);
+  }
+
   /** The session's waiting calls, now and by the rules read anew, before the others: before a grant of the chat is put in force. */
   judge(sessionId: string): Promise<void> {
     const done = this.enqueue(sessionId, true);
