@@ -1,4 +1,4 @@
-import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
+import { FencedError, type ClusterMessage, type LedgerChange, type Rule } from '@airlock/api';
 import { ConflictError, NotFoundError, type ChatMessage } from '@airlock/core';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { escapeIdentifier } from 'pg';
@@ -333,6 +333,20 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     const page = await store.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
     expect([page.messages, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['call-2']]);
     expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
+  });
+
+  it('reads a rule that is JSON but no rule as a damaged record unless it is an allow rule: a deny rule left out would let through what it refuses', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
+    const deny: Rule = { id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' };
+    await store.saveRule(deny);
+    await store.saveRule({ ...deny, id: 'rule-allow', effect: 'allow', match: { kind: 'command-prefix', tokens: ['ls'], exact: false } });
+    await withClient((client) => client.query(`UPDATE ${table('rules')} SET json = jsonb_set(json::jsonb, '{tool}', '5')::text WHERE rule_id = 'rule-allow'`));
+    expect((await store.listRules()).map((stored) => stored.rule.id)).toStrictEqual(['rule-deny', 'rule-allow']);
+    await withClient((client) => client.query(`UPDATE ${table('rules')} SET json = jsonb_set(json::jsonb, '{effect}', '"dent"')::text WHERE rule_id = 'rule-deny'`));
+    const error = await store.listRules().then(() => undefined, (thrown: unknown) => thrown);
+    expect(store.damagedRecord(error)).toMatch(/^rule rule-deny: effect: .+$/);
   });
 
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {

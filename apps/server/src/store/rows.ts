@@ -1,4 +1,4 @@
-import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
+import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, ruleSchema, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
 import { askedBecauseSchema, chatMessageSchema, toolArgumentsSchema, type ToolArguments, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import type { ZodType } from 'zod';
 import { StoreError } from './store-error';
@@ -327,8 +327,15 @@ export function toGrant(row: GrantRow): StoredGrant {
   };
 }
 
+/**
+ * A stored rule. One that is JSON but no rule is a damaged record unless it is an allow rule: the rule book sets such a
+ * rule aside (one kept before a limit was checked), and a deny rule set aside would let through what it refuses.
+ */
 export function toStoredRule(row: RuleRow): StoredRule {
-  return { rule: storedJson<Rule>(row.json, `rule ${row.rule_id}`, { table: 'rules', key: 'rule_id', id: row.rule_id }), hits: row.hits, lastUsedAt: row.last_used_at };
+  const where: DamagedRow = { table: 'rules', key: 'rule_id', id: row.rule_id };
+  const rule = storedJson<Rule>(row.json, `rule ${row.rule_id}`, where);
+  if ((rule as { effect?: unknown } | null)?.effect !== 'allow') storedOf(ruleSchema, row.json, `rule ${row.rule_id}`, where);
+  return { rule, hits: row.hits, lastUsedAt: row.last_used_at };
 }
 
 /** The `scope_value` column of a rule: the chat's session id, the workspace's path, or '' for a global rule. */

@@ -6,6 +6,7 @@ import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, truncate, wr
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChatMessage } from '@airlock/core';
+import type { Rule } from '@airlock/api';
 import { describe, expect, it } from 'vitest';
 import { asStoreError } from './open-database';
 import { DATABASE_FILE, SESSION_PAGE_QUERIES, SqliteStore } from './sqlite-store';
@@ -391,6 +392,36 @@ describe('SqliteStore', () => {
     expect([page.messages, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['call-2']]);
     expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
     await reopened.close();
+  });
+
+  it('reads a rule that is JSON but no rule as a damaged record unless it is an allow rule: a deny rule left out would let through what it refuses', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    const deny: Rule = { id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' };
+    await store.saveRule(deny);
+    await store.saveRule({ ...deny, id: 'rule-allow', effect: 'allow', match: { kind: 'command-prefix', tokens: ['ls'], exact: false } });
+    await store.close();
+    const db = new Database(file);
+    db.prepare("UPDATE rules SET json = json_set(json, '$.tool', 5) WHERE rule_id = 'rule-allow'").run();
+    db.close();
+
+    // An allow rule that is no rule is read as it is: the rule book sets it aside, letting nothing through.
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect((await reopened.listRules()).map((stored) => stored.rule.id)).toStrictEqual(['rule-deny', 'rule-allow']);
+    await reopened.close();
+    for (const damage of ["json_set(json, '$.tool', 5)", "json_set(json, '$.effect', 'dent')", "json_remove(json, '$.match')"]) {
+      const damaging = new Database(file);
+      damaging.prepare(`UPDATE rules SET json = ${damage} WHERE rule_id = 'rule-deny'`).run();
+      damaging.close();
+      const again = await SqliteStore.open({ directory: folder.path, ...quiet });
+      const error = await expectStoreError(again.listRules(), 'corrupt', file);
+      expect(error.message).toMatch(/: holds a damaged record \(rule rule-deny: \S+: .+\)\. To start without it, delete its row with sqlite3 /);
+      await again.close();
+      const restoring = new Database(file);
+      restoring.prepare("UPDATE rules SET json = ? WHERE rule_id = 'rule-deny'").run(JSON.stringify(deny));
+      restoring.close();
+    }
   });
 
   it('refuses a database truncated to 0 bytes, saying how to start afresh, and leaves it as it was', async () => {
