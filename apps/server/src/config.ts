@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './models/model-time-limits';
 import { shellQuoted } from './shell-quoted';
 import { SOCKET_FOLDERS } from './tools/sandbox/host-layout';
-import { DEFAULT_MAX_PROCESSES, MAX_MAX_PROCESSES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
+import { DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, MAX_MAX_OPEN_FILES, MAX_MAX_PROCESSES, MIN_MAX_OPEN_FILES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
 import { DEFAULT_TMPFS_MIB, MAX_TMPFS_MIB, MIN_TMPFS_MIB } from './tools/sandbox/tmpfs-size';
 
 export interface AirlockConfig {
@@ -44,6 +44,8 @@ export interface AirlockConfig {
   toolNetwork: boolean;
   /** Processes (threads included) one sandboxed terminal or python call may run at once. Unset: the tools' default (1024). */
   toolMaxProcesses?: number;
+  /** Files each process of a sandboxed terminal or python call may have open at once. Unset: the tools' default (1024). */
+  toolMaxOpenFiles?: number;
   /** MiB one sandboxed terminal or python call's /tmp and /dev/shm may each hold. Unset: the tools' default (512). */
   toolTmpSize?: number;
   /** Real path of the MCP servers file (what is read, and hidden from tool sandboxes). */
@@ -164,6 +166,7 @@ Options (each also readable from the environment):
   --tool-sandbox <mode>  AIRLOCK_TOOL_SANDBOX  auto | bubblewrap | none: how terminal and python are held (default auto)
   --tool-network <on|off> AIRLOCK_TOOL_NETWORK whether terminal and python reach the network (default on; off needs bubblewrap)
   --tool-max-processes <n> AIRLOCK_TOOL_MAX_PROCESSES processes and threads one sandboxed call may run at once (default ${DEFAULT_MAX_PROCESSES})
+  --tool-max-open-files <n> AIRLOCK_TOOL_MAX_OPEN_FILES files each process of a sandboxed call may have open (default ${DEFAULT_MAX_OPEN_FILES})
   --tool-tmp-size <MiB>  AIRLOCK_TOOL_TMP_SIZE MiB a sandboxed call's /tmp and /dev/shm may each hold, in memory (default ${DEFAULT_TMPFS_MIB})
 Several instances on one PostgreSQL database (see the README):
   --database-url <url>   AIRLOCK_DATABASE_URL  postgres://… shared by the instances, in place of --data-dir
@@ -213,6 +216,7 @@ const FLAGS = {
   'tool-sandbox': { type: 'string' },
   'tool-network': { type: 'string' },
   'tool-max-processes': { type: 'string' },
+  'tool-max-open-files': { type: 'string' },
   'tool-tmp-size': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-unauthenticated': { type: 'string' },
@@ -282,6 +286,12 @@ const maxProcessesSchema = z
   .regex(/^\d{1,7}$/, maxProcessesRange)
   .transform(Number)
   .refine((value) => value >= MIN_MAX_PROCESSES && value <= MAX_MAX_PROCESSES, maxProcessesRange);
+const maxOpenFilesRange = `must be a whole number from ${MIN_MAX_OPEN_FILES} to ${MAX_MAX_OPEN_FILES}`;
+const maxOpenFilesSchema = z
+  .string()
+  .regex(/^\d{1,7}$/, maxOpenFilesRange)
+  .transform(Number)
+  .refine((value) => value >= MIN_MAX_OPEN_FILES && value <= MAX_MAX_OPEN_FILES, maxOpenFilesRange);
 const tmpSizeRange = `must be a whole number of MiB from ${MIN_TMPFS_MIB} to ${MAX_TMPFS_MIB}`;
 const tmpSizeSchema = z
   .string()
@@ -397,6 +407,7 @@ export function loadConfig(
     toolSandbox,
     toolNetwork,
     toolMaxProcesses: validate(maxProcessesSchema, pick('tool-max-processes', 'AIRLOCK_TOOL_MAX_PROCESSES')) ?? DEFAULT_MAX_PROCESSES,
+    toolMaxOpenFiles: validate(maxOpenFilesSchema, pick('tool-max-open-files', 'AIRLOCK_TOOL_MAX_OPEN_FILES')) ?? DEFAULT_MAX_OPEN_FILES,
     toolTmpSize: validate(tmpSizeSchema, pick('tool-tmp-size', 'AIRLOCK_TOOL_TMP_SIZE')) ?? DEFAULT_TMPFS_MIB,
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     ...(mcpInput === undefined ? {} : { mcpConfigName: resolve(cwd, mcpInput.value) }),

@@ -15,6 +15,7 @@ import { asStorageFailure, withStorageFailures } from './store/storage-failure';
 import { StoreError } from './store/store-error';
 import {
   createBuiltinTools,
+  DEFAULT_MAX_OPEN_FILES,
   DEFAULT_MAX_PROCESSES,
   DEFAULT_TMPFS_MIB,
   isWithin,
@@ -84,6 +85,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     secretValues,
     sandbox,
     maxProcesses,
+    maxOpenFiles: config.toolMaxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
     tmpfsMiB: config.toolTmpSize ?? DEFAULT_TMPFS_MIB,
     hiddenPaths,
     outputFiles,

@@ -726,6 +726,16 @@ describe('loadConfig', () => {
     expect(await problem([], { AIRLOCK_TOOL_MAX_PROCESSES: '0' })).toBe('AIRLOCK_TOOL_MAX_PROCESSES: must be a whole number from 16 to 4194304');
   });
 
+  it('reads the limit on open files of each process of a tool call, 1024 by default, and names a bad one', async () => {
+    expect((await load([])).toolMaxOpenFiles).toBe(1024);
+    expect((await load(['--tool-max-open-files', '65536'], { AIRLOCK_TOOL_MAX_OPEN_FILES: '4096' })).toolMaxOpenFiles).toBe(65536);
+    expect((await load([], { AIRLOCK_TOOL_MAX_OPEN_FILES: '4096' })).toolMaxOpenFiles).toBe(4096);
+    for (const bad of ['15', '1048577', '4k', '-1', '1e3', 'unlimited']) {
+      expect(await problem([`--tool-max-open-files=${bad}`])).toBe('--tool-max-open-files: must be a whole number from 16 to 1048576');
+    }
+    expect(await problem([], { AIRLOCK_TOOL_MAX_OPEN_FILES: '0' })).toBe('AIRLOCK_TOOL_MAX_OPEN_FILES: must be a whole number from 16 to 1048576');
+  });
+
   it('reads the size of a tool call’s /tmp and /dev/shm, 512 MiB by default, and names a bad one', async () => {
     expect((await load([])).toolTmpSize).toBe(512);
     expect((await load(['--tool-tmp-size', '2048'], { AIRLOCK_TOOL_TMP_SIZE: '64' })).toolTmpSize).toBe(2048);

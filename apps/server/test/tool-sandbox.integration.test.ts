@@ -511,6 +511,38 @@ finally:
   );
 });
 
+describe('the open files of a sandboxed call', () => {
+  test.skipIf('skip' in who)(
+    `each of its processes may have --tool-max-open-files open, soft and hard, up to which a program may raise its soft limit${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      const workspace = path.join(folder.path, 'ws');
+      await mkdir(workspace);
+      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+      await using server = await launch({
+        env: { PATH: TOOL_PATH, HOME: folder.path },
+        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', '--tool-max-open-files', '4096'],
+        ...(user === undefined ? {} : { user }),
+      });
+      // What `ulimit -n 4096` and the JVM or Go (which raise the soft limit to the hard one) need.
+      const seen = await allowedCall(
+        server,
+        fake,
+        'ulimit -Sn; ulimit -Hn; ulimit -Sn 1024 && ulimit -Sn 4096 && echo raised; ' +
+          'python3 -u -c "import resource; print(*resource.getrlimit(resource.RLIMIT_NOFILE)); resource.setrlimit(resource.RLIMIT_NOFILE, (4097, 4097))" 2>&1',
+      );
+      expect(seen.outcome).toBe('error');
+      expect(seen.result).toMatch(/^4096\n4096\nraised\n4096 4096\n/);
+      // Past it, as the hard limit stands.
+      expect(seen.result).toContain('ValueError: not allowed to raise maximum limit\n');
+      expect(seen.result).toMatch(/\nexit code: 1$/);
+    },
+    60_000,
+  );
+});
+
 describe('the memory a sandboxed call can fill', () => {
   const SIZE_MIB = 8;
 

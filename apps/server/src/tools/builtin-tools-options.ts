@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import type { HostLookup } from './pinned-hosts';
 import { isRemotePublicAddress } from './public-address';
-import { checkedMaxProcesses, DEFAULT_MAX_PROCESSES } from './sandbox/process-limit';
+import { checkedMaxOpenFiles, checkedMaxProcesses, DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES } from './sandbox/process-limit';
 import { checkedTmpfsMiB, DEFAULT_TMPFS_MIB } from './sandbox/tmpfs-size';
 import type { SandboxMode, ToolSandbox } from './sandbox/tool-sandbox';
 
@@ -34,6 +34,12 @@ export interface BuiltinToolsOptions {
    * createBuiltinTools throws); default 1,024.
    */
   maxProcesses?: number;
+  /**
+   * Files each process of a sandboxed terminal or python call may have open at once (RLIMIT_NOFILE, soft and hard); an
+   * open past it fails with EMFILE. Holds only in the bubblewrap sandbox. 16 to 1,048,576 (else createBuiltinTools
+   * throws); default 1,024.
+   */
+  maxOpenFiles?: number;
   /**
    * MiB a sandboxed terminal or python call's /tmp and /dev/shm may each hold; a write past it fails with ENOSPC ("No
    * space left on device"). Needs bubblewrap 0.7.0 or later. 1 to 1,048,576 (else createBuiltinTools throws); default 512.
@@ -89,6 +95,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     sandbox: options.sandbox ?? 'auto',
     network: options.network ?? true,
     maxProcesses: checkedMaxProcesses(options.maxProcesses ?? DEFAULT_MAX_PROCESSES),
+    maxOpenFiles: checkedMaxOpenFiles(options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES),
     tmpfsMiB: checkedTmpfsMiB(options.tmpfsMiB ?? DEFAULT_TMPFS_MIB),
     hiddenPaths: options.hiddenPaths ?? [],
     outputFiles: options.outputFiles ?? (() => []),

@@ -218,11 +218,11 @@ function bubblewrapFor(
   command: ToolProcess,
   hidden: readonly HiddenMask[],
   veiled: readonly VeiledFolder[],
-  { maxProcesses, tmpfsMiB }: Pick<ResolvedToolsOptions, 'maxProcesses' | 'tmpfsMiB'>,
+  { maxProcesses, maxOpenFiles, tmpfsMiB }: Pick<ResolvedToolsOptions, 'maxProcesses' | 'maxOpenFiles' | 'tmpfsMiB'>,
 ): BubblewrapSandbox {
   const tmpfs = sandbox.unsizedTmpfs ? {} : { tmpfsBytes: tmpfsMiB * 1024 * 1024 };
   const policy = { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network, ...tmpfs };
-  return { bwrap: sandbox.bwrap, policy, maxProcesses, ...('unshare' in sandbox ? { unshare: sandbox.unshare } : {}) };
+  return { bwrap: sandbox.bwrap, policy, maxProcesses, maxOpenFiles, ...('unshare' in sandbox ? { unshare: sandbox.unshare } : {}) };
 }
 
 /**

@@ -23,6 +23,8 @@ export interface BubblewrapSandbox {
   policy: SandboxPolicy;
   /** Processes (threads included) the call may run at once; see limitedWrapperScript. Default DEFAULT_MAX_PROCESSES. */
   maxProcesses?: number;
+  /** Files each process of the call may have open at once; see limitedWrapperScript. Default DEFAULT_MAX_OPEN_FILES. */
+  maxOpenFiles?: number;
   /**
    * Absolute path of `unshare`, to start bubblewrap in a user namespace that bounds the call's inotify instances and
    * watches, and the files of its /tmp and /dev/shm (see limitedNamespaceCommand). Default none: bubblewrap starts as it
@@ -56,7 +58,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
   const tmpfsBytes = sandbox.policy.tmpfsBytes;
-  const script = limitedWrapperScript(sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES, sandboxRunScript(tmpfsBytes === undefined ? undefined : tmpfsBytes / (1024 * 1024)));
+  const limits = { maxProcesses: sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES, ...(sandbox.maxOpenFiles === undefined ? {} : { maxOpenFiles: sandbox.maxOpenFiles }) };
+  const script = limitedWrapperScript(limits, sandboxRunScript(tmpfsBytes === undefined ? undefined : tmpfsBytes / (1024 * 1024)));
   const filter = callFilter();
   const inotify = sandbox.unshare === undefined ? undefined : inotifyLimits();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.

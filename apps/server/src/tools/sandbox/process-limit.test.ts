@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools } from '../index';
 import { tempFolder } from '../test-support';
-import { DEFAULT_MAX_PROCESSES, hostUserId, limitedWrapperScript, ownHostUserId, processLimitWarning } from './process-limit';
+import { DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, hostUserId, limitedWrapperScript, ownHostUserId, processLimitWarning } from './process-limit';
 
 /** The shells /bin/sh is on Linux distributions, with the flag each sets the limit on processes with. */
 const SHELLS = [
@@ -38,17 +38,23 @@ describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ she
   const missing = !existsSync(shell);
 
   test.skipIf(missing)('is set, soft and hard, before the command runs', async () => {
-    const result = await runScript(shell, limitedWrapperScript(64), ['/bin/cat', '/proc/self/limits']);
+    const result = await runScript(shell, limitedWrapperScript({ maxProcesses: 64 }), ['/bin/cat', '/proc/self/limits']);
     expect(result.code).toBe(0);
     expect(processLimits(result.output)).toStrictEqual(['64', '64']);
     expect(openFileLimits(result.output)).toStrictEqual(['1024', '1024']);
+  });
+
+  test.skipIf(missing)('sets the limit on open files it is given, soft and hard', async () => {
+    const result = await runScript(shell, limitedWrapperScript({ maxProcesses: 64, maxOpenFiles: 4096 }), ['/bin/cat', '/proc/self/limits']);
+    expect(result.code).toBe(0);
+    expect(openFileLimits(result.output)).toStrictEqual(['4096', '4096']);
   });
 
   test.skipIf(missing)('when the limit on open files alone cannot be set, the command is not run and the call says why', async () => {
     await using folder = await tempFolder();
     const marker = path.join(folder.path, 'ran');
     const stub = 'ulimit() { if [ "$1" = -n ]; then return 1; fi; command ulimit "$@"; }\n';
-    const result = await runScript(shell, limitedWrapperScript(64), ['/usr/bin/touch', marker], { prefix: stub });
+    const result = await runScript(shell, limitedWrapperScript({ maxProcesses: 64 }), ['/usr/bin/touch', marker], { prefix: stub });
     expect(result).toStrictEqual({ code: 126, output: 'airlock: /bin/sh in the sandbox could not limit this call to 1024 open files per process, so the command was not run\n' });
     expect(existsSync(marker)).toBe(false);
   });
@@ -57,7 +63,7 @@ describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ she
     // The outer shell lowers the limit, then becomes the inner one, as a user's own `ulimit` would leave it. Root
     // could raise it again (as nobody in the sandbox can), so root runs this as nobody.
     const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
-    const result = await runScript(shell, `ulimit ${flag} 20 && exec ${shell} -c "$1" /bin/cat /proc/self/limits`, ['outer', limitedWrapperScript(64)], user === undefined ? {} : { user });
+    const result = await runScript(shell, `ulimit ${flag} 20 && exec ${shell} -c "$1" /bin/cat /proc/self/limits`, ['outer', limitedWrapperScript({ maxProcesses: 64 })], user === undefined ? {} : { user });
     expect(result.code).toBe(0);
     expect(processLimits(result.output)).toStrictEqual(['20', '20']);
   });
@@ -68,7 +74,7 @@ describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ she
   ])('when ulimit %s, the command is not run and the call says why', async (_, stub) => {
     await using folder = await tempFolder();
     const marker = path.join(folder.path, 'ran');
-    const result = await runScript(shell, limitedWrapperScript(16), ['/usr/bin/touch', marker], { prefix: stub });
+    const result = await runScript(shell, limitedWrapperScript({ maxProcesses: 16 }), ['/usr/bin/touch', marker], { prefix: stub });
     expect(result).toStrictEqual({ code: 126, output: 'airlock: /bin/sh in the sandbox could not limit this call to 16 processes, so the command was not run\n' });
     expect(existsSync(marker)).toBe(false);
   });
@@ -77,10 +83,18 @@ describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ she
 describe('the limit setting', () => {
   test('a value out of range, or not a whole number, is refused before anything runs', () => {
     for (const value of [0, 15, 4_194_305, 64.5, Number.NaN]) {
-      expect(() => limitedWrapperScript(value)).toThrow(RangeError);
+      expect(() => limitedWrapperScript({ maxProcesses: value })).toThrow(RangeError);
       expect(() => createBuiltinTools({ workspace: '/tmp', maxProcesses: value })).toThrow('maxProcesses must be a whole number from 16 to 4194304');
     }
     expect(DEFAULT_MAX_PROCESSES).toBe(1024);
+  });
+
+  test('the limit on open files: a value out of range, or not a whole number, is refused before anything runs', () => {
+    for (const value of [0, 15, 1_048_577, 64.5, Number.NaN]) {
+      expect(() => limitedWrapperScript({ maxProcesses: 64, maxOpenFiles: value })).toThrow(RangeError);
+      expect(() => createBuiltinTools({ workspace: '/tmp', maxOpenFiles: value })).toThrow('maxOpenFiles must be a whole number from 16 to 1048576');
+    }
+    expect(DEFAULT_MAX_OPEN_FILES).toBe(1024);
   });
 });
 

@@ -18,7 +18,19 @@ export const MAX_MAX_PROCESSES = 4_194_304;
  * systems give a process. Open files are counted machine-wide (fs.file-max), not per user, so this bounds a call to
  * `maxProcesses` times it: a million at the default 1024 processes.
  */
-export const MAX_OPEN_FILES = 1024;
+export const DEFAULT_MAX_OPEN_FILES = 1024;
+
+/** Accepted values: a process needs its standard three and a few more; above Linux's default fs.nr_open none may be set. */
+export const MIN_MAX_OPEN_FILES = 16;
+export const MAX_MAX_OPEN_FILES = 1_048_576;
+
+/** The limits limitedWrapperScript sets. */
+export interface CallLimits {
+  /** Processes, threads included, the call may run at once (see DEFAULT_MAX_PROCESSES). */
+  maxProcesses: number;
+  /** Files each process of the call may have open at once. Default DEFAULT_MAX_OPEN_FILES. */
+  maxOpenFiles?: number;
+}
 
 /** What the call ends with when the limit could not be set: 126, as a shell reports a command it cannot run. */
 export const LIMIT_NOT_SET_EXIT_CODE = 126;
@@ -27,20 +39,21 @@ export const LIMIT_NOT_SET_EXIT_CODE = 126;
  * WRAPPER_SCRIPT with the limits on processes and open files set first (RLIMIT_NPROC and RLIMIT_NOFILE, soft and
  * hard, so the command cannot raise them back). In the call's own user namespace the kernel counts only the processes
  * of that namespace, so the limit on processes bounds this call alone, whatever else the person runs (set outside
- * bubblewrap, it would count all of them); the limit on open files holds for each process (see MAX_OPEN_FILES).
+ * bubblewrap, it would count all of them); the limit on open files holds for each process (see DEFAULT_MAX_OPEN_FILES).
  *
  * Shells spell the first differently (`ulimit -u` in bash, `ulimit -p` in dash, where bash's `-p` is the pipe size), so
  * both are tried, and what counts is what the kernel then holds: each hard limit read back from /proc/self/limits
  * must be at most its setting (one already lower is kept), else the command is not run. Builtins only: nothing
  * forks before the limits are checked. `run` then runs the command (default WRAPPER_SCRIPT).
  */
-export function limitedWrapperScript(maxProcesses: number, run: string = WRAPPER_SCRIPT): string {
+export function limitedWrapperScript({ maxProcesses, maxOpenFiles = DEFAULT_MAX_OPEN_FILES }: CallLimits, run: string = WRAPPER_SCRIPT): string {
   const limit = String(checkedMaxProcesses(maxProcesses));
+  const openFiles = String(checkedMaxOpenFiles(maxOpenFiles));
   const refusal = `airlock: /bin/sh in the sandbox could not limit this call to ${limit} processes, so the command was not run`;
-  const filesRefusal = `airlock: /bin/sh in the sandbox could not limit this call to ${MAX_OPEN_FILES} open files per process, so the command was not run`;
+  const filesRefusal = `airlock: /bin/sh in the sandbox could not limit this call to ${openFiles} open files per process, so the command was not run`;
   return [
     `ulimit -u ${limit} 2>/dev/null || ulimit -p ${limit} 2>/dev/null`,
-    `ulimit -n ${MAX_OPEN_FILES} 2>/dev/null`,
+    `ulimit -n ${openFiles} 2>/dev/null`,
     'hard=',
     'files=',
     // The lines read "Max processes <soft> <hard> processes" and "Max open files <soft> <hard> files".
@@ -48,7 +61,7 @@ export function limitedWrapperScript(maxProcesses: number, run: string = WRAPPER
     `case $hard in ''|*[!0-9]*) hard=unset ;; esac`,
     `if [ "$hard" = unset ] || [ "$hard" -gt ${limit} ]; then echo '${refusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
     `case $files in ''|*[!0-9]*) files=unset ;; esac`,
-    `if [ "$files" = unset ] || [ "$files" -gt ${MAX_OPEN_FILES} ]; then echo '${filesRefusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
+    `if [ "$files" = unset ] || [ "$files" -gt ${openFiles} ]; then echo '${filesRefusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
     run,
   ].join('\n');
 }
@@ -59,6 +72,14 @@ export function checkedMaxProcesses(maxProcesses: number): number {
     throw new RangeError(`maxProcesses must be a whole number from ${MIN_MAX_PROCESSES} to ${MAX_MAX_PROCESSES}, not ${maxProcesses}`);
   }
   return maxProcesses;
+}
+
+/** The value itself, when in range; it goes into a shell script, so anything else throws. */
+export function checkedMaxOpenFiles(maxOpenFiles: number): number {
+  if (!Number.isSafeInteger(maxOpenFiles) || maxOpenFiles < MIN_MAX_OPEN_FILES || maxOpenFiles > MAX_MAX_OPEN_FILES) {
+    throw new RangeError(`maxOpenFiles must be a whole number from ${MIN_MAX_OPEN_FILES} to ${MAX_MAX_OPEN_FILES}, not ${maxOpenFiles}`);
+  }
+  return maxOpenFiles;
 }
 
 /**
