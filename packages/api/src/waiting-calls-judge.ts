@@ -144,8 +144,11 @@ export class WaitingCallsJudge {
   /** The rules as they are now, read once for many calls; each call alone where the rules cannot be read so. */
   private async read(): Promise<{ version: number | undefined; evaluate: Evaluate }> {
     const { rules } = this.options;
+    // The version before the read: a read of the rules that finishes first may find them changed, and what this one
+    // returns must not pass for that version, or the change would never be read for the chats after.
+    const version = rules.version?.();
     const evaluate: Evaluate = rules.snapshot === undefined ? (sessionId, call, tool) => rules.evaluate(sessionId, call, tool, { preview: true }) : await rules.snapshot();
-    return { version: rules.version?.(), evaluate };
+    return { version, evaluate };
   }
 
   private async judgeSession(sessionId: string, evaluate: Evaluate): Promise<void> {
