@@ -1,0 +1,230 @@
+import { ApprovalRegistry, defineTool, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { deferred, ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { ChatService } from './chat-service';
+import type { RuleService } from './context';
+import { MemoryStore } from './memory-store';
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((chat) => chat.shutdown()));
+});
+
+function echoTool(ran: string[]): AnyTool {
+  return defineTool({ name: 'echo', description: 'echoes', parameters: z.object({ text: z.string() }), annotations: { executesCode: false }, execute: ({ text }) => (ran.push(text), Promise.resolve(`echo: ${text}`)) });
+}
+
+/** Rules that cannot be read for one call while `damaged` (a workspace rules file unreadable as it is judged, say). */
+function damageableRules() {
+  const listeners = new Set<() => void>();
+  let version = 0;
+  const state = { damaged: false };
+  const rules = {
+    evaluate: (_sessionId: string, call: ToolCall): Promise<PolicyVerdict | undefined> =>
+      state.damaged && call.arguments.text === 'cat ~/.ssh/id_rsa' ? Promise.reject(new Error('the workspace rules file cannot be read')) : Promise.resolve(undefined),
+    version: () => version,
+    onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+  } as Partial<RuleService> as RuleService;
+  const change = () => {
+    version++;
+    for (const listener of listeners) listener();
+  };
+  return { rules, state, change };
+}
+
+describe('a waiting call the changed rules could not judge again', () => {
+  it('is held to exact grants, saying why: a grant for any call of its tool does not release it (found in review)', async () => {
+    const { rules, state, change } = damageableRules();
+    const ran: string[] = [];
+    const log: string[] = [];
+    const model = new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'cat ~/.ssh/id_rsa' } }, { name: 'echo', arguments: { text: 'hello' } }), textStep('done')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store: new MemoryStore(), rules, log: (line) => log.push(line) });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(2), { timeout: 10_000 });
+    const [unjudged, plain] = chat.pending('s');
+
+    state.damaged = true;
+    change();
+    // "Always allow" in this chat on the other call: a grant for any call of the tool, given after the change.
+    expect(await chat.confirm({ sessionId: 's', approvalId: plain!.approvalId, decision: 'allow', always: true })).toMatchObject({ resolved: true, decision: 'allow' });
+    expect(chat.pending('s').map((call) => call.approvalId)).toStrictEqual([unjudged!.approvalId]);
+    const [listed] = await chat.listWaiting('s');
+    expect(listed).toMatchObject({ approvalId: unjudged!.approvalId, exactGrantsOnly: true, askedBecause: { ruleId: 'rules-unread', reason: [{ text: expect.stringContaining('the workspace rules file cannot be read') }] } });
+    expect(log).toContainEqual(expect.stringContaining(`Could not judge ${unjudged!.approvalId} again by the rules`));
+    expect(ran).toStrictEqual([]);
+
+    // The person's own allow of it, on its card, still runs it.
+    state.damaged = false;
+    expect(await chat.confirm({ sessionId: 's', approvalId: unjudged!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === 's')?.activeRunId).toBeNull(), { timeout: 10_000 });
+    expect(ran).toStrictEqual(['cat ~/.ssh/id_rsa', 'hello']);
+  });
+});
+
+describe('a decision after the rules changed', () => {
+  it('waits for the judgement of its own chat only, not of every chat: one chat whose judgement is slow holds no other (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    const slow = deferred();
+    const started = deferred();
+    const deny: PolicyVerdict = { effect: 'deny', ruleId: 'rule_rm', description: [{ text: 'Deny rm' }], message: 'no rm' };
+    const rules = {
+      evaluate: async (sessionId: string): Promise<PolicyVerdict | undefined> => {
+        if (version === 0 || sessionId !== 'slow') return undefined;
+        started.resolve();
+        await slow.promise;
+        return deny;
+      },
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const ran: string[] = [];
+    const steps = () => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'hello' } }), textStep('done')]);
+    const models = new Map([
+      ['r-quick', steps()],
+      ['r-slow', steps()],
+    ]);
+    let next = 0;
+    const order = ['r-quick', 'r-slow'];
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.get(order[next++]!)!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 'quick', runId: 'r-quick', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('quick')).toHaveLength(1), { timeout: 10_000 });
+    await chat.startRun({ sessionId: 'slow', runId: 'r-slow', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('slow')).toHaveLength(1), { timeout: 10_000 });
+    const [quick] = chat.pending('quick');
+    const [held] = chat.pending('slow');
+
+    version++;
+    for (const listener of listeners) listener();
+    await started.promise;
+    // The slow chat's judgement is still reading: an allow in the other chat lands, and its call runs.
+    expect(await chat.confirm({ sessionId: 'quick', approvalId: quick!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['hello']), { timeout: 10_000 });
+
+    // An allow in the slow chat still lands after its chat's judgement: the rule denied the call first.
+    const allow = chat.confirm({ sessionId: 'slow', approvalId: held!.approvalId, decision: 'allow' });
+    slow.resolve();
+    expect(await allow).toMatchObject({ resolved: false, status: 'already-decided', decision: 'deny' });
+    expect(ran).toStrictEqual(['hello']);
+  });
+});
+
+describe('a waiting call the rules never finish judging again', () => {
+  it('is held as one they could not judge once their time is up, and the decisions of every chat land (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    const rules = {
+      // A file system that hangs: the judgement of the stuck chat's call never ends.
+      evaluate: (sessionId: string): Promise<PolicyVerdict | undefined> => (version > 0 && sessionId === 'stuck' ? new Promise<never>(() => {}) : Promise.resolve(undefined)),
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const ran: string[] = [];
+    const models = [new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'stuck' } }), textStep('done')]), new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'quick' } }), textStep('done')])];
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules, judgeCallTimeLimitMs: 1, log: () => {} });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 'stuck', runId: 'r-stuck', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('stuck')).toHaveLength(1), { timeout: 10_000 });
+    await chat.startRun({ sessionId: 'quick', runId: 'r-quick', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('quick')).toHaveLength(1), { timeout: 10_000 });
+    const [stuck] = chat.pending('stuck');
+    const [quick] = chat.pending('quick');
+
+    version++;
+    for (const listener of listeners) listener();
+    expect(await chat.confirm({ sessionId: 'quick', approvalId: quick!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['quick']), { timeout: 10_000 });
+    const [held] = await chat.listWaiting('stuck');
+    expect(held).toMatchObject({ approvalId: stuck!.approvalId, exactGrantsOnly: true, askedBecause: { ruleId: 'rules-unread', reason: [{ text: expect.stringContaining('the rules took longer than 1 ms to judge it') }] } });
+    expect(await chat.confirm({ sessionId: 'stuck', approvalId: stuck!.approvalId, decision: 'deny' })).toMatchObject({ resolved: true, decision: 'deny' });
+    expect(ran).toStrictEqual(['quick']);
+  });
+});
+
+describe('a judgement of the waiting calls of many chats', () => {
+  it('lets the server serve between chats, rather than hold its thread for the whole pass (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    let judged = 0;
+    let judgedWhenServed: number | undefined;
+    const rules = {
+      // Rules that answer at once, as most do for a call no file look concerns: the pass itself never waits.
+      evaluate: (): Promise<PolicyVerdict | undefined> => {
+        if (version > 0 && judged++ === 0) setImmediate(() => (judgedWhenServed = judged));
+        return Promise.resolve(undefined);
+      },
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const chats = ['a', 'b', 'c', 'd'];
+    const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool([])], store: new MemoryStore(), rules });
+    services.push(chat);
+    await chat.open();
+    for (const sessionId of chats) {
+      await chat.startRun({ sessionId, runId: `r-${sessionId}`, message: 'go' });
+      await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
+    }
+
+    version++;
+    for (const listener of listeners) listener();
+    await vi.waitFor(() => expect([judged, judgedWhenServed !== undefined]).toStrictEqual([chats.length, true]), { timeout: 10_000 });
+    expect(judgedWhenServed).toBeLessThan(chats.length);
+  });
+});
+
+describe('rules read for a pass while another read finds them changed', () => {
+  it('are read again for the next chat, not kept under the newer version: a deny rule the other read found denies every waiting call it catches (found in review)', async () => {
+    const listeners = new Set<() => void>();
+    let version = 0;
+    let fileDenies = false;
+    const firstRead = deferred<void>();
+    const firstReadStarted = deferred<void>();
+    let reads = 0;
+    const deny: PolicyVerdict = { effect: 'deny', ruleId: 'no-echo', description: [{ text: 'never echo' }], message: 'echo is denied by a rule' };
+    const change = () => {
+      version++;
+      for (const listener of listeners) listener();
+    };
+    const rules = {
+      evaluate: (): Promise<PolicyVerdict | undefined> => Promise.resolve(fileDenies ? deny : undefined),
+      // As the rule book's: the file as this read saw it, whatever a read that finished before it saw.
+      snapshot: async () => {
+        const saw = fileDenies;
+        if (reads++ === 0) {
+          firstReadStarted.resolve();
+          await firstRead.promise;
+        }
+        return () => Promise.resolve(saw ? deny : undefined);
+      },
+      version: () => version,
+      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    } as Partial<RuleService> as RuleService;
+    const ran: string[] = [];
+    const chats = ['a', 'b'];
+    const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules });
+    services.push(chat);
+    await chat.open();
+    for (const sessionId of chats) {
+      await chat.startRun({ sessionId, runId: `r-${sessionId}`, message: 'go' });
+      await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
+    }
+
+    change();
+    await firstReadStarted.promise;
+    // Meanwhile another read of the rules (a new call's) finds the deny rule the file gained.
+    fileDenies = true;
+    change();
+    firstRead.resolve();
+
+    await vi.waitFor(() => expect(chats.map((sessionId) => chat.pending(sessionId).length)).toStrictEqual([0, 0]), { timeout: 10_000 });
+    expect(ran).toStrictEqual([]);
+  });
+});
