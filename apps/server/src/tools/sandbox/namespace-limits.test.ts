@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools } from '../index';
 import { runTool, tempFolder, toolNamed } from '../test-support';
-import { canStage } from './namespace-limits';
+import { canStage, inotifyLimits } from './namespace-limits';
 import { probeBubblewrap } from './probe-bubblewrap';
 import { bubblewrapArgs } from './sandbox-policy';
 
@@ -22,5 +22,16 @@ describe('the call’s /tmp and /dev/shm, mounted under /dev/shm of the namespac
     const terminal = toolNamed(createBuiltinTools({ workspace: workspace.path, sandbox: 'bubblewrap', tmpfsMiB: 8 }), 'terminal');
     const result = await runTool(terminal, { command: 'echo made > made && cat made && df -k /tmp | tail -1 | tr -s " " | cut -d " " -f 2' });
     expect(result).toStrictEqual({ content: 'made\n8192\nexit code: 0', isError: false });
+  });
+});
+
+describe('the inotify instances and watches one call may hold', () => {
+  test('an eighth of the user’s, and of watches at least 8192 or half the user’s, so a watch-mode tool still runs on a kernel of 8192', () => {
+    expect(inotifyLimits({ instances: 128, watches: 8192 })).toStrictEqual({ instances: 16, watches: 4096 });
+    expect(inotifyLimits({ instances: 128, watches: 16_384 })).toStrictEqual({ instances: 16, watches: 8192 });
+    expect(inotifyLimits({ instances: 128, watches: 65_536 })).toStrictEqual({ instances: 16, watches: 8192 });
+    expect(inotifyLimits({ instances: 128, watches: 192_546 })).toStrictEqual({ instances: 16, watches: 24_068 });
+    expect(inotifyLimits({ instances: 1024, watches: 1_048_576 })).toStrictEqual({ instances: 128, watches: 131_072 });
+    expect(inotifyLimits({ instances: 1, watches: 1 })).toStrictEqual({ instances: 1, watches: 1 });
   });
 });

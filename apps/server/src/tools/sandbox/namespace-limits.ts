@@ -8,6 +8,13 @@ export const UNSHARE_LOCATIONS = ['/usr/bin/unshare', '/bin/unshare'];
 const INOTIFY_SHARE = 8;
 
 /**
+ * Watches one call may hold however few the user has, while that leaves the user half of them: a watch-mode tool
+ * (a compiler's or a test runner's) watches a folder per folder of the project, past 1024, an eighth of 8192, the
+ * default of kernels before 5.11 and of machines of less than about 1 GB.
+ */
+const INOTIFY_WATCHES_FLOOR = 8192;
+
+/**
  * Where the namespace around bubblewrap mounts the call's /tmp and /dev/shm, to be bound in: under its own /dev/shm,
  * a tmpfs over the host's in that namespace alone (the host's /dev/shm is out of the call's sight anyway, under its
  * fresh /dev).
@@ -40,14 +47,20 @@ export interface InotifyLimits {
 }
 
 /**
- * An eighth of the inotify instances and watches the server's user may hold (/proc/sys/user/max_inotify_*, as this
- * server's user namespace sets them), at least one of each; undefined when they cannot be read.
+ * The inotify instances and watches one call may hold, of `user`'s (default: the server's user's,
+ * /proc/sys/user/max_inotify_*, as this server's user namespace sets them): an eighth of each, at least one, and of
+ * watches at least INOTIFY_WATCHES_FLOOR or half the user's, whichever is fewer. Undefined when they cannot be read.
  */
-export function inotifyLimits(): InotifyLimits | undefined {
+export function inotifyLimits(user: InotifyLimits | undefined = userInotifyLimits()): InotifyLimits | undefined {
+  if (user === undefined) return undefined;
+  const share = (count: number) => Math.max(1, Math.floor(count / INOTIFY_SHARE));
+  return { instances: share(user.instances), watches: Math.max(share(user.watches), Math.min(INOTIFY_WATCHES_FLOOR, Math.floor(user.watches / 2))) };
+}
+
+function userInotifyLimits(): InotifyLimits | undefined {
   const instances = readLimit('/proc/sys/user/max_inotify_instances');
   const watches = readLimit('/proc/sys/user/max_inotify_watches');
-  if (instances === undefined || watches === undefined) return undefined;
-  return { instances: Math.max(1, Math.floor(instances / INOTIFY_SHARE)), watches: Math.max(1, Math.floor(watches / INOTIFY_SHARE)) };
+  return instances === undefined || watches === undefined ? undefined : { instances, watches };
 }
 
 /** What limitedNamespaceCommand starts, and with what. */
