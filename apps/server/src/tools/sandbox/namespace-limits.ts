@@ -109,8 +109,9 @@ export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsByt
       `${mount} -n -t tmpfs -o ${sized} airlock-shm ${STAGED_SHM}`,
     );
   }
-  // The failing step's own error comes first: the start-up probe keeps that line, the cause.
-  const script = `if ! { ${steps.join(' && ')}; }; then echo "${refusal}" >&2; exit ${LIMITS_NOT_SET_EXIT_CODE}; fi\nexec "$@"`;
+  // The failing step's own error comes first, the cause (the start-up probe keeps that line); nothing a step says
+  // when it works reaches the call's output. Its mounts and limits belong to the namespace: the subshell sets them too.
+  const script = `if ! failure=$({ ${steps.join(' && ')}; } 2>&1); then printf '%s\\n' "$failure" >&2; echo "${refusal}" >&2; exit ${LIMITS_NOT_SET_EXIT_CODE}; fi\nexec "$@"`;
   const ids = ['--uid', String(process.getuid?.() ?? 0), '--gid', String(process.getgid?.() ?? 0)];
   return {
     file: unshare,

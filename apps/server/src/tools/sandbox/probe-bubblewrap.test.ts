@@ -7,6 +7,7 @@ import { probeBubblewrap } from './probe-bubblewrap';
 
 const real = await probeBubblewrap(true);
 const skip = real.available ? undefined : real.reason;
+const realUnshare = real.available && 'unshare' in real ? real.unshare : undefined;
 
 /** What an `unshare` says where AppArmor takes the capabilities of the user namespace it makes. */
 const REFUSED = 'unshare: write failed /proc/self/uid_map: Operation not permitted';
@@ -48,6 +49,17 @@ describe.skipIf(skip !== undefined)(`where the namespace around bubblewrap canno
     });
     await writeFile(restriction, '0\n');
     expect(await probeBubblewrap(true, { unshareLocations: [unshare], apparmorRestriction: restriction })).toStrictEqual({ ...sandbox, unbounded: `${unshare} could not set them up: ${REFUSED}` });
+  });
+
+  test.skipIf(realUnshare === undefined || (real.available && real.unsizedTmpfs === true))('where a step in the namespace fails, the probe keeps that step’s error, not only that it failed', async () => {
+    await using folder = await tempFolder();
+    // The real unshare without --mount: the namespace is made, and the mount of the call's /tmp in it is refused.
+    const unshare = path.join(folder.path, 'unshare');
+    await writeFile(unshare, `#!/bin/sh\n[ "$3" = --mount ] || exit 9\nuser=$1 root=$2\nshift 3\nexec ${realUnshare} "$user" "$root" "$@"\n`, { mode: 0o755 });
+    const probe = await probeBubblewrap(true, { unshareLocations: [unshare], apparmorRestriction: path.join(folder.path, 'absent') });
+    expect(probe).toMatchObject(sandbox);
+    const escaped = unshare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    expect('unbounded' in probe && probe.unbounded).toMatch(new RegExp(`^${escaped} could not set them up: mount: /dev/shm: .*permission denied`, 'i'));
   });
 
   test('without unshare, the warning says where it was looked for', async () => {
