@@ -106,6 +106,11 @@ export interface SessionDetail extends SessionSummary {
    * reload; in the order they started (a call's message is stored with its row's first write, or before it).
    */
   toolCalls: ToolCallRecord[];
+  /**
+   * The run that wrote each of `messages`, at the same place (null for none): a call's ledger row is found by its
+   * message's run and the call's id, a call id being unique only within a run.
+   */
+  runIds: (string | null)[];
   /** How many earlier messages were left out: read them with `before` set to this. 0 when none. */
   messagesBefore: number;
   /**
@@ -1114,7 +1119,7 @@ export class ChatService {
     const leftOut: string[] = [];
     const query = { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS, leftOut: (record: string) => leftOut.push(record) };
     const page = await this.store.loadMessagePage(sessionId, query);
-    const detail: SessionDetail = { ...summary(session), messages: page.messages, toolCalls: page.toolCalls, messagesBefore: page.start, ...(leftOut.length === 0 ? {} : { leftOut }) };
+    const detail: SessionDetail = { ...summary(session), messages: page.messages, runIds: page.runIds, toolCalls: page.toolCalls, messagesBefore: page.start, ...(leftOut.length === 0 ? {} : { leftOut }) };
     const lastRunEnd = before === undefined ? await this.lastRunEnd(session) : undefined;
     return lastRunEnd === undefined ? detail : { ...detail, lastRunEnd };
   }

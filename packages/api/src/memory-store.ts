@@ -154,7 +154,7 @@ export class MemoryStore implements AirlockStore {
       .filter((entry) => entry.record.sessionId === sessionId)
       .sort((a, b) => a.id - b.id)
       .map(copyRecord);
-    return { messages, start, toolCalls };
+    return { messages, runIds: page.map(({ runId }) => runId), start, toolCalls };
   }
 
   async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {

@@ -340,6 +340,8 @@ export interface MessagePageQuery {
 export interface MessagePage {
   /** In order, oldest first. */
   messages: ChatMessage[];
+  /** The run that wrote each of `messages`, at the same place; null for a message no run wrote. */
+  runIds: (string | null)[];
   /** How many messages of the conversation come before the page's first. */
   start: number;
   /**

@@ -401,7 +401,7 @@ export class PostgresStore implements AirlockStore, Cluster {
           );
     const first = rows[0] === undefined ? undefined : sized.find((row) => row.key === rows[0]!.key);
     const start = first !== undefined ? first.position - 1 : await this.messagesUpTo(sessionId, pageEnd(query.before));
-    return { messages, start, toolCalls: pageToolCalls(ledger, query.leftOut) };
+    return { messages, runIds: read.map((row) => row.run_id), start, toolCalls: pageToolCalls(ledger, query.leftOut) };
   }
 
   async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {

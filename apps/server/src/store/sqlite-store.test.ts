@@ -296,7 +296,7 @@ describe('SqliteStore', () => {
     expect(await reopened.loadMessages('kept', (damaged) => leftOut.push(damaged))).toStrictEqual([{ role: 'assistant', content: 'hi' }]);
     expect(leftOut).toStrictEqual([expect.stringMatching(/^a message of chat kept: role: .+$/)]);
     const page = await reopened.loadMessagePage('kept', { limit: 10, maxChars: 1000, leftOut: (damaged) => leftOut.push(damaged) });
-    expect([page.messages, page.start]).toStrictEqual([[{ role: 'assistant', content: 'hi' }], 0]);
+    expect([page.messages, page.runIds, page.start]).toStrictEqual([[{ role: 'assistant', content: 'hi' }], [null], 0]);
     expect(leftOut).toHaveLength(2);
     expect(await reopened.lastEventSeq('r1')).toBe(2);
     await reopened.close();
@@ -389,7 +389,7 @@ describe('SqliteStore', () => {
     const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
     const leftOut: string[] = [];
     const page = await reopened.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
-    expect([page.messages, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['call-2']]);
+    expect([page.messages, page.runIds, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['r1'], ['call-2']]);
     expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
     await reopened.close();
   });

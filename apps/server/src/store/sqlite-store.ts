@@ -230,7 +230,7 @@ export class SqliteStore implements AirlockStore {
     const toolCalls = calls.length === 0 ? [] : pageToolCalls(s.toolCallsOf.all(sessionId, JSON.stringify(calls)), query.leftOut);
     // Seqs run 1, 2, 3… in a chat: the first's seq says how many come before it.
     const start = rows.length > 0 ? rows[0]!.key - 1 : Math.min(before, s.countMessages.pluck().get(sessionId) ?? 0);
-    return { messages, start, toolCalls };
+    return { messages, runIds: read.map((row) => row.run_id), start, toolCalls };
   }
 
   async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {

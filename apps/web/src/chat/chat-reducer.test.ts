@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent, StoredMessage, ToolCallRecord } from '../lib/api-types';
 import { ledgerRecord } from './test-ledger-record';
-import { chatReducer, initialChatState, toolKey, undecidedCalls, type ChatAction, type ChatHistory, type ChatState } from './chat-reducer';
+import { chatReducer, earlierItems, initialChatState, toolKey, undecidedCalls, type ChatAction, type ChatHistory, type ChatItem, type ChatState } from './chat-reducer';
 
 const RUN = 'run_1';
 
@@ -199,6 +199,7 @@ describe('chatReducer', () => {
           { role: 'tool', toolCallId: 'c1', toolName: 'terminal', content: 'a.txt' },
           { role: 'assistant', content: 'There is a.txt.' },
         ],
+        runIds: ['r1', 'r1', 'r1', 'r1', 'r1'],
         toolCalls: [],
         pending: [],
         follow: null,
@@ -233,8 +234,9 @@ describe('chatReducer history from the ledger', () => {
     { role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) },
     ...ids.map((id): StoredMessage => ({ role: 'tool', toolCallId: id, toolName: 'terminal', content: `told ${id}` })),
   ];
+  // Every message of run_0, the run of a ledgerRecord, unless `runIds` says otherwise.
   const load = (history: Partial<ChatHistory> & Pick<ChatHistory, 'messages'>) =>
-    chatReducer(initialChatState, { type: 'history-loaded', history: { toolCalls: [], pending: [], follow: null, ...history } });
+    chatReducer(initialChatState, { type: 'history-loaded', history: { runIds: history.messages.map(() => 'run_0'), toolCalls: [], pending: [], follow: null, ...history } });
 
   it('ends the history with how the last run ended when it failed, as the chat showed it live', () => {
     const messages: StoredMessage[] = [{ role: 'user', content: 'hello?' }];
@@ -267,10 +269,11 @@ describe('chatReducer history from the ledger', () => {
     ]);
   });
 
-  it('matches rows to calls in order when a call id comes back in a later run', () => {
+  it('matches rows to calls by run when a call id comes back in a later run', () => {
     const messages = [...turn(['c1']), ...turn(['c1'])];
     const state = load({
       messages,
+      runIds: ['run_a', 'run_a', 'run_a', 'run_b', 'run_b', 'run_b'],
       toolCalls: [
         record('c1', { runId: 'run_a', decision: 'deny', source: 'user', outcome: 'denied', result: 'no' }),
         record('c1', { runId: 'run_b', decision: 'allow', source: 'user', outcome: 'executed', result: 'yes' }),
@@ -280,6 +283,27 @@ describe('chatReducer history from the ledger', () => {
       { status: 'denied', reason: null, result: 'no' },
       { status: 'done', approvedBy: 'you', result: 'yes' },
     ]);
+  });
+
+  it('never shows another run’s row on a call whose own row was left out as damaged, whatever runs reuse its id', () => {
+    const messages: StoredMessage[] = [
+      { role: 'user', content: 'list' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_0', name: 'terminal', arguments: { command: 'ls' } }] },
+      { role: 'tool', toolCallId: 'call_0', toolName: 'terminal', content: 'The person denied this call.' },
+      { role: 'user', content: 'delete it' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_0', name: 'terminal', arguments: { command: 'rm -rf build' } }] },
+      { role: 'tool', toolCallId: 'call_0', toolName: 'terminal', content: 'exit code: 0' },
+    ];
+    const runIds = ['r1', 'r1', 'r1', 'r2', 'r2', 'r2'];
+    // Run 1's row did not read: the page holds run 2's only.
+    const toolCalls = [record('call_0', { runId: 'r2', arguments: { command: 'rm -rf build' }, editedArguments: { command: 'rm -rf build/cache' }, decision: 'allow', source: 'user', outcome: 'executed', result: 'exit code: 0' })];
+    const calls = (items: readonly ChatItem[]) => items.flatMap((item) => (item.kind === 'tool' ? [{ arguments: item.call.arguments, edited: item.call.editedArguments ?? null, state: item.call.state }] : []));
+    const expected = [
+      { arguments: { command: 'ls' }, edited: null, state: { status: 'recorded', result: 'The person denied this call.' } },
+      { arguments: { command: 'rm -rf build' }, edited: { command: 'rm -rf build/cache' }, state: { status: 'done', approvedBy: 'you', result: 'exit code: 0' } },
+    ];
+    expect(calls(load({ messages, runIds, toolCalls }).items)).toStrictEqual(expected);
+    expect(calls(earlierItems(0, { messages, runIds, toolCalls }))).toStrictEqual(expected);
   });
 
   it('shows a call the server still waits on as waiting, with its approval id and deadline', () => {
@@ -489,7 +513,7 @@ describe('chatReducer with several calls up for decision at once', () => {
     live.events(events[6]!).act(accepted('c3'), sent('c2', 'deny'), accepted('c2'));
     live.events(events[7]!);
     const replayAll = (upTo: LoopEvent[]) => {
-      const reloaded = chatReducer(initialChatState, { type: 'history-loaded', history: { messages: [], toolCalls: [], pending: [], follow: RUN } });
+      const reloaded = chatReducer(initialChatState, { type: 'history-loaded', history: { messages: [], runIds: [], toolCalls: [], pending: [], follow: RUN } });
       return new RunFeed(reloaded).events(...upTo).state;
     };
     const toolItems = (state: ChatState) => state.items.filter((item) => item.kind === 'tool');

@@ -49,6 +49,8 @@ export interface ChatState {
 /** A chat as read from the server. */
 export interface ChatHistory {
   messages: readonly StoredMessage[];
+  /** The run that wrote each of `messages`, at the same place (null for none): a call's row is found through it. */
+  runIds: readonly (string | null)[];
   /** The ledger rows of the chat's calls, in the order they started. */
   toolCalls: readonly ToolCallRecord[];
   /** Calls still waiting for a decision. */
@@ -265,15 +267,17 @@ function followedRun(runId: string): RunView {
 }
 
 /**
- * Stored turns shown after a reload, each call as its ledger row tells it. Tool call ids are only unique
- * within a run, so rows are matched to the history's calls in the order both were made.
+ * Stored turns shown after a reload, each call as its ledger row tells it. Tool call ids are only unique within a
+ * run, so a row is found by its message's run and the call's id: matched in order alone, a row left out of the page
+ * (damaged) would put the next run's row, its decision and what ran, on the call before.
  */
-function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'toolCalls' | 'pending'>): ChatItem[] {
+function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'runIds' | 'toolCalls' | 'pending'>): ChatItem[] {
   const records = new Map<string, ToolCallRecord[]>();
   for (const record of history.toolCalls) {
-    const queue = records.get(record.toolCallId);
+    const at = callKey(record.runId, record.toolCallId);
+    const queue = records.get(at);
     if (queue) queue.push(record);
-    else records.set(record.toolCallId, [record]);
+    else records.set(at, [record]);
   }
   const pending = new Map(history.pending.map((approval) => [approval.approvalId, approval]));
   const items: ChatItem[] = [];
@@ -291,7 +295,8 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
         }
         for (const call of message.toolCalls ?? []) {
           const key = `history:${index}:${call.id}`;
-          const record = records.get(call.id)?.shift();
+          const runId = history.runIds[index] ?? null;
+          const record = runId === null ? undefined : records.get(callKey(runId, call.id))?.shift();
           calls.set(call.id, { at: items.length, record });
           const state = record === undefined ? { status: 'recorded' as const, result: null } : stateFromRecord(record, null, pending);
           const edited = record?.editedArguments ?? null;
@@ -320,14 +325,18 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
   return items;
 }
 
+function callKey(runId: string, toolCallId: string): string {
+  return `${runId}\u0000${toolCallId}`;
+}
+
 /**
  * An earlier part of a long chat, read on request (`sessions.get` with `before`): shown as it was recorded, above the
  * part the chat was read with. `start` is its first message's place in the chat, which keeps its keys apart from
  * every other part's.
  */
-export function earlierItems(start: number, messages: readonly StoredMessage[], toolCalls: readonly ToolCallRecord[]): ChatItem[] {
+export function earlierItems(start: number, page: Pick<ChatHistory, 'messages' | 'runIds' | 'toolCalls'>): ChatItem[] {
   const prefix = `earlier:${start}:`;
-  return itemsFromHistory(messages, { toolCalls, pending: [] }).map((item) =>
+  return itemsFromHistory(page.messages, { ...page, pending: [] }).map((item) =>
     item.kind === 'tool' ? { ...item, key: prefix + item.key, call: { ...item.call, key: prefix + item.call.key } } : { ...item, key: prefix + item.key },
   );
 }

@@ -123,6 +123,7 @@ describe('A run paused by its store', () => {
       activeRunId: 'run_1',
       lastRunId: 'run_1',
       messages: [],
+      runIds: [],
       toolCalls: [],
       messagesBefore: 0,
       paused: "Airlock's data folder /data is full: free space there and try again",
@@ -148,6 +149,7 @@ describe('A chat read again that fails', () => {
       activeRunId: null,
       lastRunId,
       messages: [{ role: 'user', content }],
+      runIds: [lastRunId],
       toolCalls: [],
       messagesBefore: 0,
     });

@@ -90,6 +90,7 @@ describe('a call the person edited before allowing', () => {
           { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'terminal', arguments: { command: 'rm -rf build' } }] },
           { role: 'tool', toolCallId: 'c1', toolName: 'terminal', content: 'done' },
         ],
+        runIds: [record.runId, record.runId, record.runId],
         toolCalls: [record, { ...record, toolCallId: 'c2', editedArguments: null }],
         pending: [],
         follow: null,

@@ -34,7 +34,7 @@ function reloaded(record: Partial<ToolCallRecord>): ChatState {
     { role: 'tool', toolCallId: 'c1', toolName: 'web_fetch', content: FORGED },
   ];
   const row = ledgerRecord({ toolCallId: 'c1', toolName: 'web_fetch', decision: 'allow', source: 'confirmation-off', outcome: 'executed', result: FORGED, ...record });
-  return chatReducer(initialChatState, { type: 'history-loaded', history: { messages, toolCalls: [row], pending: [], follow: null } });
+  return chatReducer(initialChatState, { type: 'history-loaded', history: { messages, runIds: messages.map(() => row.runId), toolCalls: [row], pending: [], follow: null } });
 }
 
 describe('the note that a result was shortened', () => {

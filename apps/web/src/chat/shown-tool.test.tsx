@@ -72,7 +72,7 @@ function waitingFromLedger(shown: ToolCallView['tool'] | null): ToolCallView {
   ];
   const row = ledgerRecord({ runId: RUN, toolCallId: 'c1', toolName: TOOL, arguments: { city: 'Paris' }, approvalId: 'apv_1', executesCode: false, tool: shown ?? null });
   const pending: PendingApproval[] = [{ approvalId: 'apv_1', sessionId: 'chat_1', runId: RUN, toolCallId: 'c1', toolName: TOOL, arguments: { city: 'Paris' }, requestedAt: 1, expiresAt: null }];
-  const state = chatReducer(initialChatState, { type: 'history-loaded', history: { messages, toolCalls: [row], pending, follow: null } });
+  const state = chatReducer(initialChatState, { type: 'history-loaded', history: { messages, runIds: [RUN, RUN], toolCalls: [row], pending, follow: null } });
   const item = state.items.find((candidate) => candidate.kind === 'tool');
   if (item?.kind !== 'tool') throw new Error('no card');
   return item.call;

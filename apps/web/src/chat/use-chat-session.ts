@@ -65,7 +65,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     const show = (pending: readonly PendingApproval[]) => {
       if (load !== loads.current) return;
       const ended = data.lastRunEnd === undefined ? {} : { lastRunEnd: data.lastRunEnd };
-      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError, ...ended } });
+      dispatch({ type: 'history-loaded', history: { messages: data.messages, runIds: data.runIds, toolCalls: data.toolCalls, pending, follow, streamError, ...ended } });
     };
     const waiting = data.toolCalls.some((call) => call.outcome === null && call.decision === null && call.approvalId !== '' && call.runId !== follow);
     if (!waiting) show([]);
@@ -177,7 +177,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     void utils.sessions.get
       .fetch({ sessionId, before }, { staleTime: 0 })
       .then((page) => {
-        const items = earlierItems(page.messagesBefore, page.messages, page.toolCalls);
+        const items = earlierItems(page.messagesBefore, page);
         setEarlier({ sessionId, start: page.messagesBefore, end: shownEarlier?.end ?? newestStart, items: [...items, ...(shownEarlier?.items ?? [])] });
       })
       .catch(() => undefined)
