@@ -22,6 +22,7 @@ export { AirlockSocket, AnswerUnknownError, DEFAULT_KEEP_ALIVE, isAnswerUnknown,
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
 export { decisionRefusal, serverCode, type DecisionRefusal, type RefusedWhy } from './decision-refusal';
+export { leftOutNotice } from './left-out-notice';
 export { isServerError, type ServerError, type ServerErrorCode } from './server-error';
 export { exchangeLinkCode, LinkCodeError, type ExchangeLinkCodeOptions, type LinkCodeProblem, type NoNewLinkReason } from './link-code';
 export { parseStartupLink, resolveStartupLink, shownAddress, socketUrl, type ServerAddress, type StartupLink } from './startup-link';

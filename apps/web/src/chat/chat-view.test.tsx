@@ -5,6 +5,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { afterEach, describe, expect, it } from 'vitest';
 import { answering, testTrpc } from '../lib/test-trpc';
 import { ChatView } from './chat-view';
+import { ledgerRecord } from './test-ledger-record';
 
 afterEach(cleanup);
 
@@ -109,6 +110,34 @@ describe('Stop of a paused run', () => {
     expect(screen.getByRole('status').textContent).toBe(`The server took the stop: ${paused}`);
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Stopping…' }).disabled).toBe(true);
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('A chat with stored records left out as damaged', () => {
+  // Found in review: the page's leftOut was shown nowhere; only the next run's status said it, gone at the next text.
+  it('says on the chat which records were left out, and that the model was told a left-out result is unknown', async () => {
+    const record = 'a message of chat chat_1: content: Invalid input: expected string, received number';
+    const detail = {
+      sessionId: 'chat_1',
+      title: 'go',
+      createdAt: 1,
+      updatedAt: 1,
+      confirmToolCalls: true,
+      activeRunId: null,
+      lastRunId: 'run_1',
+      messages: [
+        { role: 'user', content: 'clean' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'terminal', arguments: { command: 'rm -rf build' } }] },
+      ],
+      runIds: ['run_1', 'run_1'],
+      toolCalls: [ledgerRecord({ runId: 'run_1', arguments: { command: 'rm -rf build' }, decision: 'allow', source: 'user', outcome: 'executed', result: 'done' })],
+      messagesBefore: 0,
+      leftOut: [record],
+    };
+    render(testTrpc(answering('sessions.get', detail)).provide(chatView({ isNew: false, connected: true })));
+    expect((await screen.findByRole('status')).textContent).toBe(
+      `A stored record of this chat is damaged and left out when the chat is read (${record}). The model does not read a left-out message either, nor the results of a model turn left out: where it was a call's result, the model was told the call has no recorded result and may have done part or all of its work, whatever the call's ledger row shows. A call whose ledger row is left out is shown with no decision. Each record is left as stored.`,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { leftOutNotice } from '@airlock/client';
 import { useCallback, useMemo, useRef } from 'react';
 import type { RunOptions, ToolInfo } from '../lib/api-types';
 import { GrantsPanel } from '../grants/grants-panel';
@@ -47,6 +48,11 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
         </p>
       )}
       <GrantsPanel sessionId={sessionId} enabled={chat.exists} />
+      {chat.leftOut.length > 0 && (
+        <p className="banner banner-warn left-out" role="status">
+          {proseText(leftOutNotice(chat.leftOut))}
+        </p>
+      )}
       {chat.earlierMessages > 0 && (
         <p className="banner earlier-messages" role="status">
           {chat.earlierMessages === 1 ? '1 earlier message of this chat is' : `${chat.earlierMessages.toLocaleString('en')} earlier messages of this chat are`} not

@@ -1,5 +1,5 @@
 import { isConnectionLost } from '@airlock/client';
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import type { PendingApproval, RunOptions } from '../lib/api-types';
 import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
@@ -166,7 +166,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
 
   // A long chat is read its newest part first; earlier parts are read on request and shown above it, as long as
   // that newest part starts where they end (new messages move it on: then they are read again on request).
-  const [earlier, setEarlier] = useState<{ sessionId: string; start: number; end: number; items: ChatItem[] } | null>(null);
+  const [earlier, setEarlier] = useState<{ sessionId: string; start: number; end: number; items: ChatItem[]; leftOut: readonly string[] } | null>(null);
   const newestStart = detail.data?.messagesBefore ?? 0;
   const shownEarlier = earlier !== null && earlier.sessionId === sessionId && earlier.end === newestStart ? earlier : null;
   const loadingEarlier = useRef(false);
@@ -178,7 +178,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
       .fetch({ sessionId, before }, { staleTime: 0 })
       .then((page) => {
         const items = earlierItems(page.messagesBefore, page);
-        setEarlier({ sessionId, start: page.messagesBefore, end: shownEarlier?.end ?? newestStart, items: [...items, ...(shownEarlier?.items ?? [])] });
+        const leftOut = [...(page.leftOut ?? []), ...(shownEarlier?.leftOut ?? [])];
+        setEarlier({ sessionId, start: page.messagesBefore, end: shownEarlier?.end ?? newestStart, items: [...items, ...(shownEarlier?.items ?? [])], leftOut });
       })
       .catch(() => undefined)
       .finally(() => (loadingEarlier.current = false));
@@ -188,5 +189,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   // Why the chat's going run is paused (its data cannot be stored for now), as the server last said.
   const paused = detail.data?.paused ?? null;
   const load = { error: loadError, kept, retry: retryLoad, retrying: loadError !== null && detail.isFetching };
-  return { state, ready, load, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll, paused };
+  // The damaged records left out of what is shown, as long as the page says so: a run's status of it is soon gone.
+  const leftOut = useMemo(() => [...(shownEarlier?.leftOut ?? []), ...(detail.data?.leftOut ?? [])], [shownEarlier, detail.data]);
+  return { state, ready, load, exists: known && !notFound, earlierMessages, leftOut, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll, paused };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditQuery, ToolCallRecord } from '../lib/api-types';
-import { ledgerFileName, readLedger, toJsonLines } from './ledger-export';
+import { ledgerFileName, leftOutOfExport, readLedger, toJsonLines } from './ledger-export';
 
 const entry = (toolCallId: string) => ({ toolCallId, toolName: 'terminal' }) as unknown as ToolCallRecord;
 
@@ -11,7 +11,7 @@ describe('ledger export', () => {
       ['p2', { entries: [entry('c1')], nextCursor: null }],
     ]);
     const asked: AuditQuery[] = [];
-    const entries = await readLedger(async (query) => {
+    const { entries } = await readLedger(async (query) => {
       asked.push(query);
       const page = pages.get(query.cursor);
       if (!page) throw new Error(`unexpected cursor ${query.cursor}`);
@@ -19,6 +19,18 @@ describe('ledger export', () => {
     });
     expect(entries.map((found) => found.toolCallId)).toStrictEqual(['c3', 'c2', 'c1']);
     expect(asked).toStrictEqual([{ limit: 1000 }, { limit: 1000, cursor: 'p2' }]);
+  });
+
+  // Found in review: the rows a page left out as damaged (its leftOut) were dropped unsaid, the export looking whole.
+  it('keeps the rows each page left out as damaged, and says them', async () => {
+    const damaged = 'the decision of call c2 of run r1: "allox" is none of allow, deny, timeout, cancel';
+    const pages = new Map<string | undefined, { entries: ToolCallRecord[]; nextCursor: string | null; leftOut?: string[] }>([
+      [undefined, { entries: [entry('c3')], nextCursor: 'p2', leftOut: [damaged] }],
+      ['p2', { entries: [entry('c1')], nextCursor: null }],
+    ]);
+    const read = await readLedger(async (query) => pages.get(query.cursor)!);
+    expect([read.entries.map((found) => found.toolCallId), read.leftOut]).toStrictEqual([['c3', 'c1'], [damaged]]);
+    expect(leftOutOfExport(read.leftOut)).toBe(`1 row of the ledger is damaged and not in the file (${damaged}); each is left as stored.`);
   });
 
   it('writes one parseable line per entry', () => {
