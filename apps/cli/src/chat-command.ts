@@ -1,4 +1,4 @@
-import { AnswerUnknownError, createAirlockClient, MAX_REASON_LENGTH, isConnectionLost, isExpired, serverCode, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { AnswerUnknownError, createAirlockClient, MAX_REASON_LENGTH, isConnectionLost, isExpired, leftOutNotice, serverCode, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { MAX_MESSAGE_LENGTH, randomId, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
@@ -311,14 +311,17 @@ class ChatSession {
     const { style } = this.screen;
     let activeRunId: string | null;
     let paused: string | undefined;
+    let leftOut: string[] | undefined;
     try {
-      ({ activeRunId, paused } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
+      ({ activeRunId, paused, leftOut } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
     } catch (error) {
       // No such chat yet: the first message starts it under this id.
       if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return;
       if (!this.quit.aborted) for (const row of quotedLines(`Cannot read chat ${this.sessionId}: ${errorText(error)}`, style, this.screen.layout)) this.screen.line(style.bad(row));
       return;
     }
+    // The chat's history is not shown here, but what the model was not given of it is.
+    if (leftOut !== undefined) for (const row of quotedLines(leftOutNotice(leftOut), style, this.screen.layout)) this.screen.line(style.warn(row));
     if (activeRunId === null) return;
     this.screen.line(style.dim('A run is still going in this chat; following it from its start.'));
     if (paused !== undefined) {

@@ -90,6 +90,32 @@ describe('airlock chat, in a chat whose run is paused (its data cannot be stored
   });
 });
 
+describe('airlock chat, opening a chat with stored records left out as damaged', () => {
+  // Found in review: the page's leftOut was said nowhere, and the next run's status saying it went by among its events.
+  it('says when the chat is opened which records were left out and what the model was told instead', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const { store } = fillingStore({ fillsAt: () => false });
+    const record = 'a message of chat c1: content: Invalid input: expected string, received number';
+    const loadMessagePage = store.loadMessagePage.bind(store);
+    // As the SQLite and PostgreSQL stores answer for a message whose row does not read (their own tests damage one).
+    store.loadMessagePage = async (sessionId, query) => {
+      query.leftOut?.(record);
+      return loadMessagePage(sessionId, query);
+    };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [], store });
+    fake.enqueue({ text: 'hi' });
+    await airlock.chat.startRun({ sessionId: 'c1', runId: 'r1', message: 'hello' });
+    await expect.poll(() => airlock.chat.listSessions()[0]?.activeRunId, WAIT).toBeNull();
+
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, sessionId: 'c1' });
+    await terminal.says(`A stored record of this chat is damaged and left out when the chat is read (${record}). The model does not read a left-out message either`);
+    await terminal.says("where it was a call's result, the model was told the call has no recorded result and may have done part or all of its work");
+    await terminal.shows('you›');
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+});
+
 describe('airlock chat, stopping a run while the server cannot store its data', () => {
   it('says a stop the server could not store does not hold yet; once space is back the run ends stopped, running nothing', async () => {
     await using fake = await startFakeOpenAIServer();
