@@ -298,12 +298,13 @@ describe('chatReducer history from the ledger', () => {
     // Run 1's row did not read: the page holds run 2's only.
     const toolCalls = [record('call_0', { runId: 'r2', arguments: { command: 'rm -rf build' }, editedArguments: { command: 'rm -rf build/cache' }, decision: 'allow', source: 'user', outcome: 'executed', result: 'exit code: 0' })];
     const calls = (items: readonly ChatItem[]) => items.flatMap((item) => (item.kind === 'tool' ? [{ arguments: item.call.arguments, edited: item.call.editedArguments ?? null, state: item.call.state }] : []));
+    const leftOut = ['the decision of call call_0 of run r1: "allox" is none of allow, deny, timeout, cancel'];
     const expected = [
-      { arguments: { command: 'ls' }, edited: null, state: { status: 'recorded', result: 'The person denied this call.' } },
+      { arguments: { command: 'ls' }, edited: null, state: { status: 'unreadable', result: 'The person denied this call.' } },
       { arguments: { command: 'rm -rf build' }, edited: { command: 'rm -rf build/cache' }, state: { status: 'done', approvedBy: 'you', result: 'exit code: 0' } },
     ];
-    expect(calls(load({ messages, runIds, toolCalls }).items)).toStrictEqual(expected);
-    expect(calls(earlierItems(0, { messages, runIds, toolCalls }))).toStrictEqual(expected);
+    expect(calls(load({ messages, runIds, toolCalls, leftOut }).items)).toStrictEqual(expected);
+    expect(calls(earlierItems(0, { messages, runIds, toolCalls, leftOut }))).toStrictEqual(expected);
   });
 
   it('shows a call the server still waits on as waiting, with its approval id and deadline', () => {

@@ -53,6 +53,8 @@ export interface ChatHistory {
   runIds: readonly (string | null)[];
   /** The ledger rows of the chat's calls, in the order they started. */
   toolCalls: readonly ToolCallRecord[];
+  /** The page's records left out as damaged (`sessions.get`'s `leftOut`): a call of a run with no row is one. Default none. */
+  leftOut?: readonly string[];
   /** Calls still waiting for a decision. */
   pending: readonly PendingApproval[];
   /** The run still going, to follow: its turns are left out of the history and replayed from its events. */
@@ -271,7 +273,9 @@ function followedRun(runId: string): RunView {
  * run, so a row is found by its message's run and the call's id: matched in order alone, a row left out of the page
  * (damaged) would put the next run's row, its decision and what ran, on the call before.
  */
-function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'runIds' | 'toolCalls' | 'pending'>): ChatItem[] {
+function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'runIds' | 'toolCalls' | 'pending' | 'leftOut'>): ChatItem[] {
+  // With rows left out, a call of a run with none is taken for one of them, never shown as finished.
+  const unread: Missing = (history.leftOut ?? []).length === 0 ? 'recorded' : 'unreadable';
   const records = new Map<string, ToolCallRecord[]>();
   for (const record of history.toolCalls) {
     const at = callKey(record.runId, record.toolCallId);
@@ -281,7 +285,7 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
   }
   const pending = new Map(history.pending.map((approval) => [approval.approvalId, approval]));
   const items: ChatItem[] = [];
-  const calls = new Map<string, { at: number; record: ToolCallRecord | undefined }>();
+  const calls = new Map<string, { at: number; record: ToolCallRecord | undefined; missing: Missing }>();
   messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
@@ -297,8 +301,9 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           const key = `history:${index}:${call.id}`;
           const runId = history.runIds[index] ?? null;
           const record = runId === null ? undefined : records.get(callKey(runId, call.id))?.shift();
-          calls.set(call.id, { at: items.length, record });
-          const state = record === undefined ? { status: 'recorded' as const, result: null } : stateFromRecord(record, null, pending);
+          const missing: Missing = runId === null ? 'recorded' : unread;
+          calls.set(call.id, { at: items.length, record, missing });
+          const state = record === undefined ? { status: missing, result: null } : stateFromRecord(record, null, pending);
           const edited = record?.editedArguments ?? null;
           // A row written before cuts were recorded has none: its result shows no note, whatever its text says.
           const cut = record?.cut ?? null;
@@ -314,7 +319,7 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
         const found = calls.get(message.toolCallId);
         const item = found === undefined ? undefined : items[found.at];
         if (found !== undefined && item?.kind === 'tool') {
-          const state = found.record === undefined ? { status: 'recorded' as const, result: message.content } : stateFromRecord(found.record, message.content, pending);
+          const state = found.record === undefined ? { status: found.missing, result: message.content } : stateFromRecord(found.record, message.content, pending);
           items[found.at] = { ...item, call: { ...item.call, state } };
           calls.delete(message.toolCallId);
         }
@@ -325,6 +330,9 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
   return items;
 }
 
+/** How a stored call with no ledger row is shown: stored before the ledger, or its row left out as damaged. */
+type Missing = 'recorded' | 'unreadable';
+
 function callKey(runId: string, toolCallId: string): string {
   return `${runId}\u0000${toolCallId}`;
 }
@@ -334,7 +342,7 @@ function callKey(runId: string, toolCallId: string): string {
  * part the chat was read with. `start` is its first message's place in the chat, which keeps its keys apart from
  * every other part's.
  */
-export function earlierItems(start: number, page: Pick<ChatHistory, 'messages' | 'runIds' | 'toolCalls'>): ChatItem[] {
+export function earlierItems(start: number, page: Pick<ChatHistory, 'messages' | 'runIds' | 'toolCalls' | 'leftOut'>): ChatItem[] {
   const prefix = `earlier:${start}:`;
   return itemsFromHistory(page.messages, { ...page, pending: [] }).map((item) =>
     item.kind === 'tool' ? { ...item, key: prefix + item.key, call: { ...item.call, key: prefix + item.call.key } } : { ...item, key: prefix + item.key },

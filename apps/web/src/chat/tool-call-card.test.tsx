@@ -58,6 +58,7 @@ describe('ToolCallCard states', () => {
     { state: { status: 'disabled', result: 'not enabled' }, label: 'Not available', controls: false, result: 'not enabled' },
     { state: { status: 'duplicate', result: 'repeated' }, label: 'Skipped: repeated call', controls: false, result: 'repeated' },
     { state: { status: 'recorded', result: 'old output' }, label: 'Finished', controls: false, result: 'old output' },
+    { state: { status: 'unreadable', result: 'The person denied this call.' }, label: 'Record damaged', controls: false, result: 'The person denied this call.' },
   ];
 
   it.each(cases)('$state.status shows "$label"', ({ state, label, controls, result }) => {
@@ -68,6 +69,11 @@ describe('ToolCallCard states', () => {
     expect(within(card).getByText('rm -rf build').tagName).toBe('CODE');
     if (result === null) expect(card.querySelector('.tool-result')).toBeNull();
     else expect(card.querySelector('.result-text')?.textContent).toBe(result);
+  });
+
+  it('says of a call whose ledger row was left out as damaged that how it was decided and whether it ran are not known', () => {
+    render(<ToolCallCard call={view({ status: 'unreadable', result: null })} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText('Its ledger row is damaged and was left out: how it was decided, and whether it ran, are not known.')).toBeTruthy();
   });
 
   it('shows the deny reason and a grant approval', () => {

@@ -54,6 +54,7 @@ export const statusPresentation: Record<ToolCallStatus, { label: string; tone: T
   duplicate: { label: 'Skipped: repeated call', tone: 'muted' },
   interrupted: { label: 'Interrupted', tone: 'bad' },
   recorded: { label: 'Finished', tone: 'muted' },
+  unreadable: { label: 'Record damaged', tone: 'bad' },
 };
 
 export interface ToolCallCardProps {
@@ -429,6 +430,7 @@ const editedLabel: Record<ToolCallStatus, string> = {
   error: 'Ran with',
   interrupted: 'Ran with',
   recorded: 'Ran with',
+  unreadable: 'Edited to',
   denied: 'Edited to (not run)',
   'timed-out': 'Edited to (not run)',
   cancelled: 'Edited to (not run)',
@@ -511,6 +513,8 @@ function NotAppliedNote({ mine, by, words }: { mine: TabDecision | undefined; by
   );
 }
 
+const UNREADABLE_DETAIL = 'Its ledger row is damaged and was left out: how it was decided, and whether it ran, are not known.';
+
 function StatusDetail({ state, by, words }: { state: ToolCallState; by: DecidedBy; words: DeciderWords }): ReactNode {
   switch (state.status) {
     case 'awaiting-decision':
@@ -519,6 +523,8 @@ function StatusDetail({ state, by, words }: { state: ToolCallState; by: DecidedB
     case 'cancelled':
     case 'recorded':
       return null;
+    case 'unreadable':
+      return <p className="detail">{UNREADABLE_DETAIL}</p>;
     case 'allowed':
       if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" suffix={WAITS_ITS_TURN} />;
       if (state.approvedBy === 'you') return <p className="detail">{words.allowed[by]}</p>;
@@ -580,6 +586,7 @@ function resultOf(state: ToolCallState): string | null {
     case 'duplicate':
     case 'interrupted':
     case 'recorded':
+    case 'unreadable':
       return state.result;
   }
 }

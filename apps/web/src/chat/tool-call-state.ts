@@ -59,7 +59,9 @@ export type ToolCallState =
   | { status: 'duplicate'; result: string }
   // It was running when the server stopped: it may have done part of its work.
   | { status: 'interrupted'; result: string }
-  | { status: 'recorded'; result: string | null };
+  | { status: 'recorded'; result: string | null }
+  // Its ledger row is damaged and was left out of the page: how it was decided, and whether it ran, are not known.
+  | { status: 'unreadable'; result: string | null };
 
 export type ToolCallStatus = ToolCallState['status'];
 
@@ -203,6 +205,7 @@ export function hasEnded(state: ToolCallState): boolean {
     case 'duplicate':
     case 'interrupted':
     case 'recorded':
+    case 'unreadable':
       return true;
   }
 }
