@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebSocketRoute } from 'playwright-core';
 import { createAirlockClient, parseStartupLink } from '@airlock/client';
+import { writeDatabase } from '@airlock/server/testing';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RECORDING_COMMAND, startAirlockUnderTest } from './support/airlock-under-test';
@@ -160,6 +161,39 @@ describe('a chat after a server restart', () => {
     await chat.waitForText('Ran after the restart.');
     await chat.waitForStatus(chat.card(), 'Done');
     expect(await chat.page.getByRole('article').count()).toBe(1);
+    expect(await airlock.runCount()).toBe(1);
+  });
+});
+
+describe('a chat one of whose ledger rows is damaged', () => {
+  // Found in review: with run 1's row left out of the page, run 1's card showed run 2's row (the model reused the call
+  // id), and nothing said a record was left out.
+  it('shows each call by its own row, marks the one whose row is damaged, and says what was left out', async () => {
+    await using airlock = await startAirlockUnderTest({ keepData: true });
+    const call = (command: string) => ({ toolCalls: [{ id: 'call_0', name: 'terminal', arguments: { command } }] });
+    airlock.model.enqueue(call('ls'), { text: 'Not listed.' }, call(RECORDING_COMMAND), { text: 'Said hello.' });
+    const chat = await ChatPage.open(suite.context, airlock.link);
+    await chat.send('List the files');
+    await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+    await chat.button(chat.card(0), 'Deny terminal').click();
+    await chat.waitForText('Not listed.');
+    await chat.send('Say hello');
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
+    await chat.button(chat.card(1), 'Allow terminal').click();
+    await chat.waitForText('Said hello.');
+    let damaged = 0;
+    await airlock.restart(() => (damaged = writeDatabase(airlock.dataDir!, "UPDATE tool_calls SET decision = 'allox' WHERE decision = 'deny'")));
+    expect(damaged).toBe(1);
+
+    await chat.page.close();
+    const reopened = await ChatPage.open(suite.context, airlock.link);
+    await reopened.openSession('List the files');
+    await reopened.waitForStatus(reopened.card(1), 'Done');
+    await reopened.waitForStatus(reopened.card(0), 'Record damaged');
+    await reopened.card(0).getByText('ls', { exact: true }).waitFor();
+    const notice = reopened.page.locator('.left-out');
+    await notice.getByText(/^A stored record of this chat is damaged and left out when the chat is read \(the decision of call call_0 of run /).waitFor();
+    expect(await notice.textContent()).toContain("the model was told the call has no recorded result and may have done part or all of its work");
     expect(await airlock.runCount()).toBe(1);
   });
 });

@@ -5,3 +5,4 @@ export { namedMcpServerCommand } from './named-mcp-server-command';
 export { startServerProcess, type ServerProcess } from './server-process';
 export { startStallingProxy, type StallingProxy } from './stalling-proxy';
 export { DISK_FULL, fillingStore, type FillingStore } from './filling-store';
+export { writeDatabase } from './write-database';

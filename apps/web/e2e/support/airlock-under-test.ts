@@ -21,10 +21,15 @@ export interface AirlockUnderTest extends AsyncDisposable {
    */
   readonly link: string;
   workspace: string;
+  /** The server's data folder, with `keepData`. */
+  dataDir: string | undefined;
   /** How many times RECORDING_COMMAND ran in the workspace. */
   runCount(): Promise<number>;
-  /** Stops the server and starts it again on the same port with the same token (and database, when kept). */
-  restart(): Promise<void>;
+  /**
+   * Stops the server and starts it again on the same port with the same token (and database, when kept);
+   * `whileStopped` runs in between (a test that damages a stored row, which the running server holds locked).
+   */
+  restart(whileStopped?: () => unknown): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,13 +90,15 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
       return `${server.browserUrl}/#token=${encodeURIComponent(server.token)}`;
     },
     workspace,
+    dataDir,
     runCount: async () => {
       const log = await readFile(join(workspace, 'ran.log'), 'utf8').catch(() => '');
       return log.split('\n').filter((line) => line === 'hello-airlock').length;
     },
-    restart: async () => {
+    restart: async (whileStopped?: () => unknown) => {
       const port = server.port;
       await server.close();
+      await whileStopped?.();
       server = await start(port);
     },
     close,
