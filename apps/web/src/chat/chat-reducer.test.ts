@@ -307,6 +307,22 @@ describe('chatReducer history from the ledger', () => {
     expect(calls(earlierItems(0, { messages, runIds, toolCalls, leftOut }))).toStrictEqual(expected);
   });
 
+  it('marks a call whose result the chat does not hold before its next message: the model was told it has none', () => {
+    const messages: StoredMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: '', toolCalls: ['c1', 'c2'].map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) },
+      // c1's result was left out as damaged.
+      { role: 'tool', toolCallId: 'c2', toolName: 'terminal', content: 'told c2' },
+      { role: 'assistant', content: 'Both ran.' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c3', name: 'terminal', arguments: { command: 'ls' } }] },
+    ];
+    const toolCalls = ['c1', 'c2', 'c3'].map((id) => record(id, { decision: 'allow', source: 'user', outcome: id === 'c3' ? null : 'executed', result: id === 'c3' ? null : `ran ${id}` }));
+    const state = load({ messages, toolCalls, leftOut: ['a message of chat chat_1: content: Invalid input'] });
+    const unknown = state.items.flatMap((item) => (item.kind === 'tool' ? [[item.call.toolCallId, item.call.resultUnknownToModel ?? false]] : []));
+    // c3 is the page's last turn: its result may still come.
+    expect(unknown).toStrictEqual([['c1', true], ['c2', false], ['c3', false]]);
+  });
+
   it('shows a call the server still waits on as waiting, with its approval id and deadline', () => {
     const messages = turn(['w']).slice(0, 2);
     const state = load({

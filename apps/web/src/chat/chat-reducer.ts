@@ -286,7 +286,17 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
   const pending = new Map(history.pending.map((approval) => [approval.approvalId, approval]));
   const items: ChatItem[] = [];
   const calls = new Map<string, { at: number; record: ToolCallRecord | undefined; missing: Missing }>();
+  // The calls of the last model turn with no result yet: a message other than a result closes them, and the model was
+  // told each left open that it has no recorded result, as the server reads the chat for it.
+  let open = new Map<string, number>();
   messages.forEach((message, index) => {
+    if (message.role !== 'tool') {
+      for (const at of open.values()) {
+        const item = items[at];
+        if (item?.kind === 'tool') items[at] = { ...item, call: { ...item.call, resultUnknownToModel: true } };
+      }
+      open = new Map();
+    }
     switch (message.role) {
       case 'system':
         return;
@@ -303,6 +313,7 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           const record = runId === null ? undefined : records.get(callKey(runId, call.id))?.shift();
           const missing: Missing = runId === null ? 'recorded' : unread;
           calls.set(call.id, { at: items.length, record, missing });
+          open.set(call.id, items.length);
           const state = record === undefined ? { status: missing, result: null } : stateFromRecord(record, null, pending);
           const edited = record?.editedArguments ?? null;
           // A row written before cuts were recorded has none: its result shows no note, whatever its text says.
@@ -316,6 +327,7 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
         }
         return;
       case 'tool': {
+        open.delete(message.toolCallId);
         const found = calls.get(message.toolCallId);
         const item = found === undefined ? undefined : items[found.at];
         if (found !== undefined && item?.kind === 'tool') {

@@ -76,6 +76,13 @@ describe('ToolCallCard states', () => {
     expect(screen.getByText('Its ledger row is damaged and was left out: how it was decided, and whether it ran, are not known.')).toBeTruthy();
   });
 
+  it('says of a call whose result the model was not given what the model was told instead', () => {
+    render(<ToolCallCard call={{ ...view({ status: 'done', approvedBy: 'you', result: 'build removed' }), resultUnknownToModel: true }} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toBe(
+      "The model was not given this call's result (its stored message is damaged or missing): it was told the call has no recorded result and may have done part or all of its work.",
+    );
+  });
+
   it('shows the deny reason and a grant approval', () => {
     tabDecisions.record('apv_1', 'deny', 'accepted');
     render(<ToolCallCard call={{ ...view({ status: 'denied', reason: 'too risky', result: null }), approvalId: 'apv_1' }} annotations={terminal} onDecide={() => undefined} />);

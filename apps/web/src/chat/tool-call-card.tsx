@@ -308,6 +308,11 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           Allowed this once: “Always allow” could not be saved ({call.alwaysNotSaved}), so a call like this one will be asked again.
         </p>
       )}
+      {call.resultUnknownToModel === true && (
+        <p className="detail" role="note">
+          {RESULT_UNKNOWN_TO_MODEL}
+        </p>
+      )}
       {undecided && call.askedBecause !== undefined && <RuleAsked asked={call.askedBecause} />}
       {editDropped && (
         <p className="problem" role="alert">
@@ -512,6 +517,9 @@ function NotAppliedNote({ mine, by, words }: { mine: TabDecision | undefined; by
     </p>
   );
 }
+
+const RESULT_UNKNOWN_TO_MODEL =
+  "The model was not given this call's result (its stored message is damaged or missing): it was told the call has no recorded result and may have done part or all of its work.";
 
 const UNREADABLE_DETAIL = 'Its ledger row is damaged and was left out: how it was decided, and whether it ran, are not known.';
 

@@ -102,6 +102,11 @@ export interface ToolCallView {
    * server said (`alwaysNotSaved`). A call like it will be asked again.
    */
   alwaysNotSaved?: string;
+  /**
+   * The stored chat holds no result of this call before the next message (its result's message damaged and left out,
+   * or never stored): the model was told instead that the call has no recorded result (see answerUnansweredCalls).
+   */
+  resultUnknownToModel?: true;
   state: ToolCallState;
 }
 
