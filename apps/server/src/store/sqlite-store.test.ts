@@ -32,6 +32,26 @@ async function expectStoreError(opening: Promise<unknown>, problem: StoreError['
   return storeError;
 }
 
+/** Runs each statement on the database file through better-sqlite3, as damage from outside Airlock would. */
+function damageRows(file: string, ...statements: string[]): void {
+  const db = new Database(file);
+  try {
+    for (const statement of statements) db.prepare(statement).run();
+  } finally {
+    db.close();
+  }
+}
+
+/** Opens a store in `directory`, lets `setup` write to it and closes it; damages its rows with `statements`; opens it again. */
+async function reopenDamaged(directory: string, setup: (store: SqliteStore) => Promise<unknown>, ...statements: string[]): Promise<SqliteStore & AsyncDisposable> {
+  const store = await SqliteStore.open({ directory, ...quiet });
+  await setup(store);
+  await store.close();
+  damageRows(join(directory, DATABASE_FILE), ...statements);
+  const reopened = await SqliteStore.open({ directory, ...quiet });
+  return Object.assign(reopened, { [Symbol.asyncDispose]: () => reopened.close() });
+}
+
 describe('SqliteStore', () => {
   it('creates its file 0600 in a 0700 folder and keeps everything across a close and reopen', async () => {
     await using folder = await tempFolder();
@@ -245,41 +265,37 @@ describe('SqliteStore', () => {
   it('names the file and the record when a row\'s text was damaged where quick_check does not read, and leaves it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-    await store.createSession(session('kept'));
-    await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE messages SET json = '{\"role\":\"us' WHERE session_id = 'kept'").run();
-    db.close();
-
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.createSession(session('kept'));
+        await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+      },
+      "UPDATE messages SET json = '{\"role\":\"us' WHERE session_id = 'kept'",
+    );
     const error = await expectStoreError(reopened.loadMessagePage('kept', { limit: 10, maxChars: 1000 }), 'corrupt', file);
     expect(error.message).toBe(
       `${file}: holds a damaged record (a message of chat kept: Unterminated string in JSON at position 11). It was left as it is: restore it from a backup, or move it aside to start with an empty store.`,
     );
     await expectStoreError(reopened.loadMessages('kept'), 'corrupt', file);
     expect((await reopened.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
-    await reopened.close();
   });
 
   it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it, whole or a page, and leaves it as it was', async () => {
     await using folder = await tempFolder();
-    const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-    await store.createSession(session('kept'));
-    await store.createRun(run('r1', 'kept'));
-    await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
-    await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
-    await store.appendMessage('kept', { role: 'assistant', content: 'hi' }, 2);
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE events SET json = '{\"type\":\"status\",\"text\":5}' WHERE run_id = 'r1' AND seq = 1").run();
-    db.prepare("UPDATE events SET json = '{\"type\":\"tool-run\",\"command\":\"ls\"}' WHERE run_id = 'r1' AND seq = 2").run();
-    db.prepare("UPDATE messages SET json = '{\"role\":\"person\",\"content\":\"hello\"}' WHERE session_id = 'kept' AND seq = 1").run();
-    db.close();
-
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.createSession(session('kept'));
+        await store.createRun(run('r1', 'kept'));
+        await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
+        await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
+        await store.appendMessage('kept', { role: 'assistant', content: 'hi' }, 2);
+      },
+      "UPDATE events SET json = '{\"type\":\"status\",\"text\":5}' WHERE run_id = 'r1' AND seq = 1",
+      "UPDATE events SET json = '{\"type\":\"tool-run\",\"command\":\"ls\"}' WHERE run_id = 'r1' AND seq = 2",
+      "UPDATE messages SET json = '{\"role\":\"person\",\"content\":\"hello\"}' WHERE session_id = 'kept' AND seq = 1",
+    );
     const reads: [() => Promise<unknown>, RegExp][] = [
       [() => reopened.loadEvents('r1', 0), /^an event of run r1: text: .+$/],
       [() => reopened.loadEvents('r1', 0, { events: 10, chars: 100_000 }), /^an event of run r1: text: .+$/],
@@ -299,23 +315,21 @@ describe('SqliteStore', () => {
     expect([page.messages, page.runIds, page.start]).toStrictEqual([[{ role: 'assistant', content: 'hi' }], [null], 0]);
     expect(leftOut).toHaveLength(2);
     expect(await reopened.lastEventSeq('r1')).toBe(2);
-    await reopened.close();
   });
 
   it('names a damaged rule or grant by its id and says the command that deletes its row, leaving it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-    await store.createSession(session('s'));
-    await store.saveRule({ id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' });
-    await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE rules SET json = substr(json, 1, 20) WHERE rule_id = 'rule-deny'").run();
-    db.prepare("UPDATE grants SET arguments = '{\"comm' WHERE grant_id = 'grant-1'").run();
-    db.close();
-
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.createSession(session('s'));
+        await store.saveRule({ id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' });
+        await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
+      },
+      "UPDATE rules SET json = substr(json, 1, 20) WHERE rule_id = 'rule-deny'",
+      "UPDATE grants SET arguments = '{\"comm' WHERE grant_id = 'grant-1'",
+    );
     const rules = await expectStoreError(reopened.listRules(), 'corrupt', file);
     expect(rules.message).toMatch(/^.+: holds a damaged record \(rule rule-deny: .+\)\. To start without it, delete its row with .+, then add it again if you still want it\. It was left as it is: /);
     expect(rules.message).toContain(`. To start without it, delete its row with sqlite3 '${file}' "DELETE FROM rules WHERE rule_id = 'rule-deny'", then add it again`);
@@ -330,19 +344,17 @@ describe('SqliteStore', () => {
 
   it('reads arguments whose JSON is no arguments object (a grant\'s damaged into null, which would read as any call of its tool) as a damaged record, named', async () => {
     await using folder = await tempFolder();
-    const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-    await store.createSession(session('s'));
-    await store.createRun(run('r1', 's'));
-    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000)]);
-    await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE grants SET arguments = 'null' WHERE grant_id = 'grant-1'").run();
-    db.prepare("UPDATE tool_calls SET arguments = '\"rm -rf ~\"' WHERE tool_call_id = 'call-1'").run();
-    db.close();
-
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.createSession(session('s'));
+        await store.createRun(run('r1', 's'));
+        await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000)]);
+        await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
+      },
+      "UPDATE grants SET arguments = 'null' WHERE grant_id = 'grant-1'",
+      "UPDATE tool_calls SET arguments = '\"rm -rf ~\"' WHERE tool_call_id = 'call-1'",
+    );
     const reads: [() => Promise<unknown>, RegExp][] = [
       [() => reopened.listGrants(), /^the arguments of grant grant-1: the record: .+$/],
       [() => reopened.listRunToolCalls('r1'), /^the arguments of call call-1 of run r1: the record: .+$/],
@@ -351,69 +363,59 @@ describe('SqliteStore', () => {
       const error = await read().then(() => undefined, (thrown: unknown) => thrown);
       expect(reopened.damagedRecord(error)).toMatch(record);
     }
-    await reopened.close();
   });
 
   it('a page of the audit leaves out a ledger row that does not read and names it in leftOut, the others listed', async () => {
     await using folder = await tempFolder();
-    const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-    await store.createSession(session('s'));
-    await store.createRun(run('r1', 's'));
-    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'").run();
-    db.close();
-
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.createSession(session('s'));
+        await store.createRun(run('r1', 's'));
+        await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
+      },
+      "UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'",
+    );
     const page = await reopened.listAudit({ sessionId: 's' });
     expect([page.entries.map((entry) => entry.toolCallId), page.leftOut, page.nextCursor]).toStrictEqual([['call-2'], ['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel'], null]);
-    await reopened.close();
   });
 
   it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
     await using folder = await tempFolder();
-    const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-    await store.createSession(session('s'));
-    await store.createRun(run('r1', 's'));
-    await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
     const turn: ChatMessage = { role: 'assistant', content: '', toolCalls: ['call-1', 'call-2'].map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) };
-    await store.appendMessage('s', turn, 4_000, { runId: 'r1' });
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'").run();
-    db.close();
-
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.createSession(session('s'));
+        await store.createRun(run('r1', 's'));
+        await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
+        await store.appendMessage('s', turn, 4_000, { runId: 'r1' });
+      },
+      "UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'",
+    );
     const leftOut: string[] = [];
     const page = await reopened.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
     expect([page.messages, page.runIds, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['r1'], ['call-2']]);
     expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
-    await reopened.close();
   });
 
   it('reads a rule that is JSON but no rule as a damaged record unless it is an allow rule: a deny rule left out would let through what it refuses', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     const deny: Rule = { id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' };
-    await store.saveRule(deny);
-    await store.saveRule({ ...deny, id: 'rule-allow', effect: 'allow', match: { kind: 'command-prefix', tokens: ['ls'], exact: false } });
-    await store.close();
-    const db = new Database(file);
-    db.prepare("UPDATE rules SET json = json_set(json, '$.tool', 5) WHERE rule_id = 'rule-allow'").run();
-    db.close();
-
     // An allow rule that is no rule is read as it is: the rule book sets it aside, letting nothing through.
-    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        await store.saveRule(deny);
+        await store.saveRule({ ...deny, id: 'rule-allow', effect: 'allow', match: { kind: 'command-prefix', tokens: ['ls'], exact: false } });
+      },
+      "UPDATE rules SET json = json_set(json, '$.tool', 5) WHERE rule_id = 'rule-allow'",
+    );
     expect((await reopened.listRules()).map((stored) => stored.rule.id)).toStrictEqual(['rule-deny', 'rule-allow']);
     await reopened.close();
     for (const damage of ["json_set(json, '$.tool', 5)", "json_set(json, '$.effect', 'dent')", "json_remove(json, '$.match')"]) {
-      const damaging = new Database(file);
-      damaging.prepare(`UPDATE rules SET json = ${damage} WHERE rule_id = 'rule-deny'`).run();
-      damaging.close();
+      damageRows(file, `UPDATE rules SET json = ${damage} WHERE rule_id = 'rule-deny'`);
       const again = await SqliteStore.open({ directory: folder.path, ...quiet });
       const error = await expectStoreError(again.listRules(), 'corrupt', file);
       expect(error.message).toMatch(/: holds a damaged record \(rule rule-deny: \S+: .+\)\. To start without it, delete its row with sqlite3 /);
