@@ -426,6 +426,23 @@ async function limitedUser(): Promise<{ user: User | undefined } | { skip: strin
   return { user };
 }
 
+/**
+ * Launches Airlock with the bubblewrap sandbox on the workspace `ws` it makes in `folder`, the model at `fake` and `args`
+ * added; with `user`, as that user, to whom the folder and the workspace are given.
+ */
+async function launchSandboxed(options: { folder: string; fake: FakeOpenAIServer; user: User | undefined; args?: string[] }): Promise<LaunchedServer & { workspace: string }> {
+  const { folder, fake, user } = options;
+  const workspace = path.join(folder, 'ws');
+  await mkdir(workspace);
+  if (user !== undefined) for (const entry of [folder, workspace]) await chown(entry, user.uid, user.gid);
+  const server = await launch({
+    env: { PATH: TOOL_PATH, HOME: folder },
+    args: ['--workspace', workspace, '--data-dir', path.join(folder, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', ...(options.args ?? [])],
+    ...(user === undefined ? {} : { user }),
+  });
+  return Object.assign(server, { workspace });
+}
+
 const who = await limitedUser();
 const bubblewrapProbe = await probeBubblewrap(true);
 const notRoot = process.getuid?.() === 0 ? undefined : `the tests run as uid ${process.getuid?.()}, not root`;
@@ -457,15 +474,8 @@ finally:
       const user = 'user' in who ? who.user : undefined;
       await using folder = await tempFolder();
       await using fake = await startFakeOpenAIServer();
-      const workspace = path.join(folder.path, 'ws');
-      await mkdir(workspace);
-      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
       const tag = uniqueToken();
-      await using server = await launch({
-        env: { PATH: TOOL_PATH, HOME: folder.path },
-        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', '--tool-max-processes', String(LIMIT)],
-        ...(user === undefined ? {} : { user }),
-      });
+      await using server = await launchSandboxed({ folder: folder.path, fake, user, args: ['--tool-max-processes', String(LIMIT)] });
       try {
         // Its real user id, which the kernel counts processes by.
         expect(/^Uid:\t(\d+)/m.exec(readFileSync(`/proc/${server.serverPid}/status`, 'utf8'))?.[1]).toBe(String(user?.uid ?? process.getuid?.()));
@@ -519,14 +529,7 @@ describe('the open files of a sandboxed call', () => {
       const user = 'user' in who ? who.user : undefined;
       await using folder = await tempFolder();
       await using fake = await startFakeOpenAIServer();
-      const workspace = path.join(folder.path, 'ws');
-      await mkdir(workspace);
-      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
-      await using server = await launch({
-        env: { PATH: TOOL_PATH, HOME: folder.path },
-        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', '--tool-max-open-files', '4096'],
-        ...(user === undefined ? {} : { user }),
-      });
+      await using server = await launchSandboxed({ folder: folder.path, fake, user, args: ['--tool-max-open-files', '4096'] });
       // What `ulimit -n 4096` and the JVM or Go (which raise the soft limit to the hard one) need.
       const seen = await allowedCall(
         server,
@@ -553,14 +556,7 @@ describe('the memory a sandboxed call can fill', () => {
       const user = 'user' in who ? who.user : undefined;
       await using folder = await tempFolder();
       await using fake = await startFakeOpenAIServer();
-      const workspace = path.join(folder.path, 'ws');
-      await mkdir(workspace);
-      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
-      await using server = await launch({
-        env: { PATH: TOOL_PATH, HOME: folder.path },
-        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', '--tool-tmp-size', String(SIZE_MIB)],
-        ...(user === undefined ? {} : { user }),
-      });
+      await using server = await launchSandboxed({ folder: folder.path, fake, user, args: ['--tool-tmp-size', String(SIZE_MIB)] });
       // Eight times the size: without the bound every byte of it is written, and the test fails, not the machine.
       for (const place of ['/tmp', '/dev/shm']) {
         const filled = await allowedCall(server, fake, `head -c ${8 * SIZE_MIB}M /dev/zero > ${place}/fill; status=$?; echo "wrote $(wc -c < ${place}/fill)"; exit $status`);
@@ -611,14 +607,7 @@ describe('the memory a sandboxed call can fill', () => {
       const user = 'user' in who ? who.user : undefined;
       await using folder = await tempFolder();
       await using fake = await startFakeOpenAIServer();
-      const workspace = path.join(folder.path, 'ws');
-      await mkdir(workspace);
-      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
-      await using server = await launch({
-        env: { PATH: TOOL_PATH, HOME: folder.path },
-        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'],
-        ...(user === undefined ? {} : { user }),
-      });
+      await using server = await launchSandboxed({ folder: folder.path, fake, user });
       const adjusted = await allowedCall(server, fake, 'cat /proc/self/oom_score_adj; python3 -c "print(open(\'/proc/self/oom_score_adj\').read().strip())"');
       expect(adjusted).toMatchObject({ outcome: 'executed', result: '1000\n1000\nexit code: 0' });
       expect(readFileSync(`/proc/${server.serverPid}/oom_score_adj`, 'utf8').trim()).toBe('0');
@@ -645,14 +634,7 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
       const [instances, watches] = [hostLimit('instances'), hostLimit('watches')];
       await using folder = await tempFolder();
       await using fake = await startFakeOpenAIServer();
-      const workspace = path.join(folder.path, 'ws');
-      await mkdir(workspace);
-      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
-      await using server = await launch({
-        env: { PATH: TOOL_PATH, HOME: folder.path },
-        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'],
-        ...(user === undefined ? {} : { user }),
-      });
+      await using server = await launchSandboxed({ folder: folder.path, fake, user });
       // Takes instances until refused, then watches each of `files` from each instance until refused: without a bound,
       // every instance and watch of the server's user. It says what it holds in ./held, and holds it until ./release.
       // It runs in a user namespace of its own, whose limits it raises first.
@@ -678,14 +660,14 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
         'while not os.path.exists("release"): time.sleep(0.05)',
         'print("held", len(fds), held)',
       ].join('\n');
-      await writeFile(path.join(workspace, 'hold.py'), hold);
+      await writeFile(path.join(server.workspace, 'hold.py'), hold);
       const raised = 'echo 100000000 > /proc/sys/user/max_inotify_instances && echo 100000000 > /proc/sys/user/max_inotify_watches && echo raised && exec python3 hold.py';
       // Its answer after the call is enqueued last: the calls below go first.
       const holder = await runTerminal(server, fake, `unshare --user --map-root-user sh -c '${raised}'`, []);
       try {
-        const held = await vi.waitFor(() => readFileSync(path.join(workspace, 'held'), 'utf8'), { timeout: 30_000, interval: 100 });
+        const held = await vi.waitFor(() => readFileSync(path.join(server.workspace, 'held'), 'utf8'), { timeout: 30_000, interval: 100 });
         // The person's programs, as the server's user on this machine, and a second call meanwhile.
-        const outside = spawnSync('python3', ['-c', oneWatch], { cwd: workspace, env: { PATH: TOOL_PATH }, encoding: 'utf8', ...user });
+        const outside = spawnSync('python3', ['-c', oneWatch], { cwd: server.workspace, env: { PATH: TOOL_PATH }, encoding: 'utf8', ...user });
         expect(outside.stdout).toBe('ok\n');
         expect(await allowedCall(server, fake, `python3 -c '${oneWatch}'`)).toMatchObject({ outcome: 'executed', result: 'ok\nexit code: 0' });
         const [heldInstances, heldWatches] = held.split(' ').map(Number);
@@ -696,10 +678,10 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
         expect(heldWatches).toBeGreaterThan(0);
 
         fake.enqueue({ text: 'done' });
-        await writeFile(path.join(workspace, 'release'), '');
+        await writeFile(path.join(server.workspace, 'release'), '');
         expect(await holder.run.next('tool-end')).toMatchObject({ outcome: 'executed', result: `raised\nheld ${held}\nexit code: 0` });
       } finally {
-        await writeFile(path.join(workspace, 'release'), '');
+        await writeFile(path.join(server.workspace, 'release'), '');
         await holder.client.close();
       }
     },
