@@ -30,6 +30,14 @@ async function openStore(database: TestDatabase, instanceId: string, options: Pa
   return Object.assign(store, { [Symbol.asyncDispose]: () => store.close() });
 }
 
+/** Runs each statement on the test's schema (its tables named bare) from outside the store, as damage to its rows would. */
+async function damageRows(database: TestDatabase, ...statements: string[]): Promise<void> {
+  await withClient(async (client) => {
+    await client.query(`SET search_path TO ${escapeIdentifier(database.schema)}`);
+    for (const statement of statements) await client.query(statement);
+  });
+}
+
 /** Every message `store` delivers, in order. */
 function record(store: PostgresStore): ClusterMessage[] {
   const messages: ClusterMessage[] = [];
@@ -196,7 +204,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await using store = await openStore(database, 'a');
     await store.createSession(session('kept'));
     await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
-    await withClient((client) => client.query(`UPDATE ${escapeIdentifier(database.schema)}.messages SET json = '{"role":"us' WHERE session_id = 'kept'`));
+    await damageRows(database, `UPDATE messages SET json = '{"role":"us' WHERE session_id = 'kept'`);
     const error = await store.loadMessages('kept').then(
       () => undefined,
       (thrown: unknown) => thrown,
@@ -210,13 +218,15 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
   it('lists an unfinished run whose options do not read as unreadable beside the others, and reads a decision that is none of the words as a damaged record', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
-    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
     for (const id of ['s1', 's2']) await store.createSession(session(id));
     await store.createRun(run('r1', 's1', 2_000));
     await store.createRun(run('r2', 's2', 3_000));
     await appendAll(store, { runId: 'r2', sessionId: 's2' }, [startChange('call-1', 4_000)]);
-    await withClient((client) => client.query(`UPDATE ${table('runs')} SET options = '{"max' WHERE run_id = 'r1'`));
-    await withClient((client) => client.query(`UPDATE ${table('tool_calls')} SET decision = 'allox', source = 'user', decided_at = 5000 WHERE run_id = 'r2'`));
+    await damageRows(
+      database,
+      `UPDATE runs SET options = '{"max' WHERE run_id = 'r1'`,
+      `UPDATE tool_calls SET decision = 'allox', source = 'user', decided_at = 5000 WHERE run_id = 'r2'`,
+    );
 
     const unreadable = { ...run('r1', 's1', 2_000), options: {}, unreadable: 'the options of run r1: Unterminated string in JSON at position 5' };
     expect(await store.listUnfinishedRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000)]);
@@ -233,17 +243,17 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
   it('reads an event or a message whose JSON is no event or message (a field of the wrong type, an unknown type or role) as a damaged record, named; with leftOut, the other messages of the chat read without it, whole or a page', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
-    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
     await store.createSession(session('kept'));
     await store.createRun(run('r1', 'kept'));
     await appendAll(store, { runId: 'r1', sessionId: 'kept' }, [undefined, undefined]);
     await store.appendMessage('kept', { role: 'user', content: 'hello' }, 1);
     await store.appendMessage('kept', { role: 'assistant', content: 'hi' }, 2);
-    await withClient(async (client) => {
-      await client.query(`UPDATE ${table('events')} SET json = '{"type":"status","text":5}' WHERE run_id = 'r1' AND seq = 1`);
-      await client.query(`UPDATE ${table('events')} SET json = '{"type":"tool-run","command":"ls"}' WHERE run_id = 'r1' AND seq = 2`);
-      await client.query(`UPDATE ${table('messages')} SET json = '{"role":"person","content":"hello"}' WHERE session_id = 'kept' AND json LIKE '%"user"%'`);
-    });
+    await damageRows(
+      database,
+      `UPDATE events SET json = '{"type":"status","text":5}' WHERE run_id = 'r1' AND seq = 1`,
+      `UPDATE events SET json = '{"type":"tool-run","command":"ls"}' WHERE run_id = 'r1' AND seq = 2`,
+      `UPDATE messages SET json = '{"role":"person","content":"hello"}' WHERE session_id = 'kept' AND json LIKE '%"user"%'`,
+    );
     const reads: [() => Promise<unknown>, RegExp][] = [
       [() => store.loadEvents('r1', 0), /^an event of run r1: text: .+$/],
       [() => store.loadEvents('r1', 0, { events: 10, chars: 100_000 }), /^an event of run r1: text: .+$/],
@@ -271,10 +281,11 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await store.createSession(session('s'));
     await store.saveRule({ id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' });
     await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
-    await withClient(async (client) => {
-      await client.query(`UPDATE ${table('rules')} SET json = substr(json, 1, 20) WHERE rule_id = 'rule-deny'`);
-      await client.query(`UPDATE ${table('grants')} SET arguments = '{"comm' WHERE grant_id = 'grant-1'`);
-    });
+    await damageRows(
+      database,
+      `UPDATE rules SET json = substr(json, 1, 20) WHERE rule_id = 'rule-deny'`,
+      `UPDATE grants SET arguments = '{"comm' WHERE grant_id = 'grant-1'`,
+    );
     for (const [read, record, sql] of [
       [() => store.listRules(), 'rule rule-deny: ', `DELETE FROM ${table('rules')} WHERE rule_id = 'rule-deny'`],
       [() => store.listGrants(), 'the arguments of grant grant-1: ', `DELETE FROM ${table('grants')} WHERE grant_id = 'grant-1'`],
@@ -289,15 +300,15 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
   it('reads arguments whose JSON is no arguments object (a grant\'s damaged into null, which would read as any call of its tool) as a damaged record, named', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
-    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
     await store.createSession(session('s'));
     await store.createRun(run('r1', 's'));
     await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000)]);
     await store.saveGrant({ grantId: 'grant-1', scope: 'session', sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 1_000 });
-    await withClient(async (client) => {
-      await client.query(`UPDATE ${table('grants')} SET arguments = 'null' WHERE grant_id = 'grant-1'`);
-      await client.query(`UPDATE ${table('tool_calls')} SET arguments = '"rm -rf ~"' WHERE tool_call_id = 'call-1'`);
-    });
+    await damageRows(
+      database,
+      `UPDATE grants SET arguments = 'null' WHERE grant_id = 'grant-1'`,
+      `UPDATE tool_calls SET arguments = '"rm -rf ~"' WHERE tool_call_id = 'call-1'`,
+    );
     const reads: [() => Promise<unknown>, RegExp][] = [
       [() => store.listGrants(), /^the arguments of grant grant-1: the record: .+$/],
       [() => store.listRunToolCalls('r1'), /^the arguments of call call-1 of run r1: the record: .+$/],
@@ -314,7 +325,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await store.createSession(session('s'));
     await store.createRun(run('r1', 's'));
     await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
-    await withClient((client) => client.query(`UPDATE ${escapeIdentifier(database.schema)}.tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`));
+    await damageRows(database, `UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`);
     const page = await store.listAudit({ sessionId: 's' });
     expect([page.entries.map((entry) => entry.toolCallId), page.leftOut, page.nextCursor]).toStrictEqual([['call-2'], ['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel'], null]);
   });
@@ -327,7 +338,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await appendAll(store, { runId: 'r1', sessionId: 's' }, [startChange('call-1', 3_000), startChange('call-2', 3_001)]);
     const turn: ChatMessage = { role: 'assistant', content: '', toolCalls: ['call-1', 'call-2'].map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) };
     await store.appendMessage('s', turn, 4_000, { runId: 'r1' });
-    await withClient((client) => client.query(`UPDATE ${escapeIdentifier(database.schema)}.tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`));
+    await damageRows(database, `UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`);
 
     const leftOut: string[] = [];
     const page = await store.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
@@ -338,13 +349,12 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
   it('reads a rule that is JSON but no rule as a damaged record unless it is an allow rule: a deny rule left out would let through what it refuses', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
-    const table = (name: string) => `${escapeIdentifier(database.schema)}.${name}`;
     const deny: Rule = { id: 'rule-deny', effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, source: 'user', scope: { kind: 'global' }, createdAt: '2026-12-01T00:00:00.000Z' };
     await store.saveRule(deny);
     await store.saveRule({ ...deny, id: 'rule-allow', effect: 'allow', match: { kind: 'command-prefix', tokens: ['ls'], exact: false } });
-    await withClient((client) => client.query(`UPDATE ${table('rules')} SET json = jsonb_set(json::jsonb, '{tool}', '5')::text WHERE rule_id = 'rule-allow'`));
+    await damageRows(database, `UPDATE rules SET json = jsonb_set(json::jsonb, '{tool}', '5')::text WHERE rule_id = 'rule-allow'`);
     expect((await store.listRules()).map((stored) => stored.rule.id)).toStrictEqual(['rule-deny', 'rule-allow']);
-    await withClient((client) => client.query(`UPDATE ${table('rules')} SET json = jsonb_set(json::jsonb, '{effect}', '"dent"')::text WHERE rule_id = 'rule-deny'`));
+    await damageRows(database, `UPDATE rules SET json = jsonb_set(json::jsonb, '{effect}', '"dent"')::text WHERE rule_id = 'rule-deny'`);
     const error = await store.listRules().then(() => undefined, (thrown: unknown) => thrown);
     expect(store.damagedRecord(error)).toMatch(/^rule rule-deny: effect: .+$/);
   });
