@@ -27,6 +27,24 @@ function fakeServer() {
   return { stops, view };
 }
 
+/** Chat `chat_1` as `sessions.get` answers it: titled "go", asking before each call, no run, empty; `fields` set besides. */
+function chatDetail(fields: Record<string, unknown>) {
+  return {
+    sessionId: 'chat_1',
+    title: 'go',
+    createdAt: 1,
+    updatedAt: 1,
+    confirmToolCalls: true,
+    activeRunId: null,
+    lastRunId: null,
+    messages: [],
+    runIds: [],
+    toolCalls: [],
+    messagesBefore: 0,
+    ...fields,
+  };
+}
+
 /** Chat `chat_1` as the page shows it, with no tools, asking before each call. */
 function chatView({ isNew, connected }: { isNew: boolean; connected: boolean }) {
   return (
@@ -117,13 +135,7 @@ describe('A chat with stored records left out as damaged', () => {
   // Found in review: the page's leftOut was shown nowhere; only the next run's status said it, gone at the next text.
   it('says on the chat which records were left out, and that the model was told a left-out result is unknown', async () => {
     const record = 'a message of chat chat_1: content: Invalid input: expected string, received number';
-    const detail = {
-      sessionId: 'chat_1',
-      title: 'go',
-      createdAt: 1,
-      updatedAt: 1,
-      confirmToolCalls: true,
-      activeRunId: null,
+    const detail = chatDetail({
       lastRunId: 'run_1',
       messages: [
         { role: 'user', content: 'clean' },
@@ -131,9 +143,8 @@ describe('A chat with stored records left out as damaged', () => {
       ],
       runIds: ['run_1', 'run_1'],
       toolCalls: [ledgerRecord({ runId: 'run_1', arguments: { command: 'rm -rf build' }, decision: 'allow', source: 'user', outcome: 'executed', result: 'done' })],
-      messagesBefore: 0,
       leftOut: [record],
-    };
+    });
     render(testTrpc(answering('sessions.get', detail)).provide(chatView({ isNew: false, connected: true })));
     expect((await screen.findByRole('status')).textContent).toBe(
       `A stored record of this chat is damaged and left out when the chat is read (${record}). The model does not read a left-out message either, nor the results of a model turn left out: where it was a call's result, the model was told the call has no recorded result and may have done part or all of its work, whatever the call's ledger row shows. A call whose ledger row is left out is shown with no decision. Each record is left as stored.`,
@@ -143,20 +154,7 @@ describe('A chat with stored records left out as damaged', () => {
 
 describe('A run paused by its store', () => {
   it('says the run is paused, why, and that its calls wait and are not decidable until the server can store again', async () => {
-    const detail = {
-      sessionId: 'chat_1',
-      title: 'go',
-      createdAt: 1,
-      updatedAt: 1,
-      confirmToolCalls: true,
-      activeRunId: 'run_1',
-      lastRunId: 'run_1',
-      messages: [],
-      runIds: [],
-      toolCalls: [],
-      messagesBefore: 0,
-      paused: "Airlock's data folder /data is full: free space there and try again",
-    };
+    const detail = chatDetail({ activeRunId: 'run_1', lastRunId: 'run_1', paused: "Airlock's data folder /data is full: free space there and try again" });
     render(testTrpc(answering('sessions.get', detail)).provide(chatView({ isNew: false, connected: true })));
     expect((await screen.findByRole('status')).textContent).toBe(
       "This run is paused: Airlock cannot store its data for now (Airlock's data folder /data is full: free space there and try again). Its calls still wait; deciding them is refused until it can store again, and the run goes on by itself then. A stop is kept, and applied when the run is taken up, before anything more of it runs.",
@@ -169,19 +167,7 @@ describe('A chat read again that fails', () => {
   // reads it again on every change of it and after a reconnect): the person read a chat that may have moved on.
   it('keeps what it showed, says the read failed with the reason, and reads it again on Retry', async () => {
     // Read again, the chat has moved on: another tab's run came and went.
-    const detail = (content: string, lastRunId: string | null) => ({
-      sessionId: 'chat_1',
-      title: 'go',
-      createdAt: 1,
-      updatedAt: 1,
-      confirmToolCalls: true,
-      activeRunId: null,
-      lastRunId,
-      messages: [{ role: 'user', content }],
-      runIds: [lastRunId],
-      toolCalls: [],
-      messagesBefore: 0,
-    });
+    const detail = (content: string, lastRunId: string | null) => chatDetail({ lastRunId, messages: [{ role: 'user', content }], runIds: [lastRunId] });
     const answers: ('ok' | 'fail')[] = ['ok', 'fail', 'fail', 'ok'];
     let reads = 0;
     const link: TRPCLink<AppRouter> = () => ({ op }) =>
