@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
 import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
-import { connectClient, watchRun, type TestClient } from './support/test-airlock';
+import { connectClient, watchRun, type RunWatcher, type TestClient } from './support/test-airlock';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -38,6 +38,17 @@ function client(server: ServerProcess, token: string): TestClient {
   const connected = connectClient(server.wsUrl, token);
   cleanups.push(() => connected.close());
   return connected;
+}
+
+/** Starts a server, runs `input` to its end through a client of its own and stops the server: what that client received. */
+async function runToEndOnAServer(dataDir: string, workspace: string, token: string, input: Parameters<typeof watchRun>[1]): Promise<RunWatcher> {
+  const server = await startServer(dataDir, workspace, token);
+  const c = client(server, token);
+  const run = watchRun(c, input);
+  await run.ended;
+  await c.close();
+  await stop(server, 'SIGTERM');
+  return run;
 }
 
 /** Starts a run whose terminal call waits for a decision; answers the call's approval id once it waits. */
@@ -269,13 +280,8 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
 
   it('a client re-attaching to a finished run one of whose stored events is JSON but no event gets the events before it, then an error naming it, never the event', async () => {
     const { dataDir, workspace, token } = await setup();
-    const first = await startServer(dataDir, workspace, token);
-    const c1 = client(first, token);
     const input = { sessionId: 's2', runId: 'run-2', message: 'hello there' };
-    const run = watchRun(c1, input);
-    await run.ended;
-    await c1.close();
-    await stop(first, 'SIGTERM');
+    const run = await runToEndOnAServer(dataDir, workspace, token, input);
     const db = new Database(join(dataDir, 'airlock.db'));
     const seq = db.prepare("SELECT min(seq) FROM events WHERE run_id = 'run-2' AND json_extract(json, '$.type') = 'text-delta'").pluck().get() as number;
     expect(db.prepare("UPDATE events SET json = json_set(json, '$.text', 42) WHERE run_id = 'run-2' AND seq = ?").run(seq).changes).toBe(1);
@@ -363,13 +369,8 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {
     const { dataDir, workspace, token } = await setup();
     await writeFile(join(workspace, 'a.txt'), 'x');
-    const first = await startServer(dataDir, workspace, token);
-    const c1 = client(first, token);
     const input = { sessionId: 's2', runId: 'run-2', message: 'hello there' };
-    const run = watchRun(c1, input);
-    await run.ended;
-    await c1.close();
-    await stop(first, 'SIGTERM');
+    const run = await runToEndOnAServer(dataDir, workspace, token, input);
     const second = await startServer(dataDir, workspace, token);
     const c2 = client(second, token);
     const again = watchRun(c2, input);
