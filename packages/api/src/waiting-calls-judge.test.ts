@@ -15,14 +15,12 @@ function echoTool(ran: string[]): AnyTool {
   return defineTool({ name: 'echo', description: 'echoes', parameters: z.object({ text: z.string() }), annotations: { executesCode: false }, execute: ({ text }) => (ran.push(text), Promise.resolve(`echo: ${text}`)) });
 }
 
-/** Rules that cannot be read for one call while `damaged` (a workspace rules file unreadable as it is judged, say). */
-function damageableRules() {
+/** Rules that judge as `judge` makes them (told their version), and `change`, which moves their version on and tells their listeners. */
+function changingRules(judge: (version: () => number) => Partial<RuleService>) {
   const listeners = new Set<() => void>();
   let version = 0;
-  const state = { damaged: false };
   const rules = {
-    evaluate: (_sessionId: string, call: ToolCall): Promise<PolicyVerdict | undefined> =>
-      state.damaged && call.arguments.text === 'cat ~/.ssh/id_rsa' ? Promise.reject(new Error('the workspace rules file cannot be read')) : Promise.resolve(undefined),
+    ...judge(() => version),
     version: () => version,
     onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
   } as Partial<RuleService> as RuleService;
@@ -30,6 +28,16 @@ function damageableRules() {
     version++;
     for (const listener of listeners) listener();
   };
+  return { rules, change };
+}
+
+/** Rules that cannot be read for one call while `damaged` (a workspace rules file unreadable as it is judged, say). */
+function damageableRules() {
+  const state = { damaged: false };
+  const { rules, change } = changingRules(() => ({
+    evaluate: (_sessionId: string, call: ToolCall): Promise<PolicyVerdict | undefined> =>
+      state.damaged && call.arguments.text === 'cat ~/.ssh/id_rsa' ? Promise.reject(new Error('the workspace rules file cannot be read')) : Promise.resolve(undefined),
+  }));
   return { rules, state, change };
 }
 
@@ -66,21 +74,17 @@ describe('a waiting call the changed rules could not judge again', () => {
 
 describe('a decision after the rules changed', () => {
   it('waits for the judgement of its own chat only, not of every chat: one chat whose judgement is slow holds no other (found in review)', async () => {
-    const listeners = new Set<() => void>();
-    let version = 0;
     const slow = deferred();
     const started = deferred();
     const deny: PolicyVerdict = { effect: 'deny', ruleId: 'rule_rm', description: [{ text: 'Deny rm' }], message: 'no rm' };
-    const rules = {
+    const { rules, change } = changingRules((version) => ({
       evaluate: async (sessionId: string): Promise<PolicyVerdict | undefined> => {
-        if (version === 0 || sessionId !== 'slow') return undefined;
+        if (version() === 0 || sessionId !== 'slow') return undefined;
         started.resolve();
         await slow.promise;
         return deny;
       },
-      version: () => version,
-      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
-    } as Partial<RuleService> as RuleService;
+    }));
     const ran: string[] = [];
     const steps = () => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'hello' } }), textStep('done')]);
     const models = new Map([
@@ -99,8 +103,7 @@ describe('a decision after the rules changed', () => {
     const [quick] = chat.pending('quick');
     const [held] = chat.pending('slow');
 
-    version++;
-    for (const listener of listeners) listener();
+    change();
     await started.promise;
     // The slow chat's judgement is still reading: an allow in the other chat lands, and its call runs.
     expect(await chat.confirm({ sessionId: 'quick', approvalId: quick!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
@@ -116,14 +119,10 @@ describe('a decision after the rules changed', () => {
 
 describe('a waiting call the rules never finish judging again', () => {
   it('is held as one they could not judge once their time is up, and the decisions of every chat land (found in review)', async () => {
-    const listeners = new Set<() => void>();
-    let version = 0;
-    const rules = {
+    const { rules, change } = changingRules((version) => ({
       // A file system that hangs: the judgement of the stuck chat's call never ends.
-      evaluate: (sessionId: string): Promise<PolicyVerdict | undefined> => (version > 0 && sessionId === 'stuck' ? new Promise<never>(() => {}) : Promise.resolve(undefined)),
-      version: () => version,
-      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
-    } as Partial<RuleService> as RuleService;
+      evaluate: (sessionId: string): Promise<PolicyVerdict | undefined> => (version() > 0 && sessionId === 'stuck' ? new Promise<never>(() => {}) : Promise.resolve(undefined)),
+    }));
     const ran: string[] = [];
     const models = [new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'stuck' } }), textStep('done')]), new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'quick' } }), textStep('done')])];
     const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules, judgeCallTimeLimitMs: 1, log: () => {} });
@@ -136,8 +135,7 @@ describe('a waiting call the rules never finish judging again', () => {
     const [stuck] = chat.pending('stuck');
     const [quick] = chat.pending('quick');
 
-    version++;
-    for (const listener of listeners) listener();
+    change();
     expect(await chat.confirm({ sessionId: 'quick', approvalId: quick!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     await vi.waitFor(() => expect(ran).toStrictEqual(['quick']), { timeout: 10_000 });
     const [held] = await chat.listWaiting('stuck');
@@ -149,19 +147,15 @@ describe('a waiting call the rules never finish judging again', () => {
 
 describe('a judgement of the waiting calls of many chats', () => {
   it('lets the server serve between chats, rather than hold its thread for the whole pass (found in review)', async () => {
-    const listeners = new Set<() => void>();
-    let version = 0;
     let judged = 0;
     let judgedWhenServed: number | undefined;
-    const rules = {
+    const { rules, change } = changingRules((version) => ({
       // Rules that answer at once, as most do for a call no file look concerns: the pass itself never waits.
       evaluate: (): Promise<PolicyVerdict | undefined> => {
-        if (version > 0 && judged++ === 0) setImmediate(() => (judgedWhenServed = judged));
+        if (version() > 0 && judged++ === 0) setImmediate(() => (judgedWhenServed = judged));
         return Promise.resolve(undefined);
       },
-      version: () => version,
-      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
-    } as Partial<RuleService> as RuleService;
+    }));
     const chats = ['a', 'b', 'c', 'd'];
     const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
     const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool([])], store: new MemoryStore(), rules });
@@ -172,8 +166,7 @@ describe('a judgement of the waiting calls of many chats', () => {
       await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
     }
 
-    version++;
-    for (const listener of listeners) listener();
+    change();
     await vi.waitFor(() => expect([judged, judgedWhenServed !== undefined]).toStrictEqual([chats.length, true]), { timeout: 10_000 });
     expect(judgedWhenServed).toBeLessThan(chats.length);
   });
@@ -181,18 +174,12 @@ describe('a judgement of the waiting calls of many chats', () => {
 
 describe('rules read for a pass while another read finds them changed', () => {
   it('are read again for the next chat, not kept under the newer version: a deny rule the other read found denies every waiting call it catches (found in review)', async () => {
-    const listeners = new Set<() => void>();
-    let version = 0;
     let fileDenies = false;
     const firstRead = deferred<void>();
     const firstReadStarted = deferred<void>();
     let reads = 0;
     const deny: PolicyVerdict = { effect: 'deny', ruleId: 'no-echo', description: [{ text: 'never echo' }], message: 'echo is denied by a rule' };
-    const change = () => {
-      version++;
-      for (const listener of listeners) listener();
-    };
-    const rules = {
+    const { rules, change } = changingRules(() => ({
       evaluate: (): Promise<PolicyVerdict | undefined> => Promise.resolve(fileDenies ? deny : undefined),
       // As the rule book's: the file as this read saw it, whatever a read that finished before it saw.
       snapshot: async () => {
@@ -203,9 +190,7 @@ describe('rules read for a pass while another read finds them changed', () => {
         }
         return () => Promise.resolve(saw ? deny : undefined);
       },
-      version: () => version,
-      onChange: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
-    } as Partial<RuleService> as RuleService;
+    }));
     const ran: string[] = [];
     const chats = ['a', 'b'];
     const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
