@@ -31,6 +31,18 @@ function changingRules(judge: (version: () => number) => Partial<RuleService>) {
   return { rules, change };
 }
 
+/** A chat service of `options`, opened, with a run `r-<chat>` started in each of `chats`, each waiting on its one call. */
+async function chatsWaiting(options: ConstructorParameters<typeof ChatService>[0], chats: readonly string[]): Promise<ChatService> {
+  const chat = new ChatService(options);
+  services.push(chat);
+  await chat.open();
+  for (const sessionId of chats) {
+    await chat.startRun({ sessionId, runId: `r-${sessionId}`, message: 'go' });
+    await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
+  }
+  return chat;
+}
+
 /** Rules that cannot be read for one call while `damaged` (a workspace rules file unreadable as it is judged, say). */
 function damageableRules() {
   const state = { damaged: false };
@@ -93,13 +105,7 @@ describe('a decision after the rules changed', () => {
     ]);
     let next = 0;
     const order = ['r-quick', 'r-slow'];
-    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.get(order[next++]!)!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules });
-    services.push(chat);
-    await chat.open();
-    await chat.startRun({ sessionId: 'quick', runId: 'r-quick', message: 'go' });
-    await vi.waitFor(() => expect(chat.pending('quick')).toHaveLength(1), { timeout: 10_000 });
-    await chat.startRun({ sessionId: 'slow', runId: 'r-slow', message: 'go' });
-    await vi.waitFor(() => expect(chat.pending('slow')).toHaveLength(1), { timeout: 10_000 });
+    const chat = await chatsWaiting({ registry: new ApprovalRegistry(), model: () => models.get(order[next++]!)!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules }, ['quick', 'slow']);
     const [quick] = chat.pending('quick');
     const [held] = chat.pending('slow');
 
@@ -125,13 +131,7 @@ describe('a waiting call the rules never finish judging again', () => {
     }));
     const ran: string[] = [];
     const models = [new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'stuck' } }), textStep('done')]), new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'quick' } }), textStep('done')])];
-    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules, judgeCallTimeLimitMs: 1, log: () => {} });
-    services.push(chat);
-    await chat.open();
-    await chat.startRun({ sessionId: 'stuck', runId: 'r-stuck', message: 'go' });
-    await vi.waitFor(() => expect(chat.pending('stuck')).toHaveLength(1), { timeout: 10_000 });
-    await chat.startRun({ sessionId: 'quick', runId: 'r-quick', message: 'go' });
-    await vi.waitFor(() => expect(chat.pending('quick')).toHaveLength(1), { timeout: 10_000 });
+    const chat = await chatsWaiting({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules, judgeCallTimeLimitMs: 1, log: () => {} }, ['stuck', 'quick']);
     const [stuck] = chat.pending('stuck');
     const [quick] = chat.pending('quick');
 
@@ -158,13 +158,7 @@ describe('a judgement of the waiting calls of many chats', () => {
     }));
     const chats = ['a', 'b', 'c', 'd'];
     const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
-    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool([])], store: new MemoryStore(), rules });
-    services.push(chat);
-    await chat.open();
-    for (const sessionId of chats) {
-      await chat.startRun({ sessionId, runId: `r-${sessionId}`, message: 'go' });
-      await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
-    }
+    await chatsWaiting({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool([])], store: new MemoryStore(), rules }, chats);
 
     change();
     await vi.waitFor(() => expect([judged, judgedWhenServed !== undefined]).toStrictEqual([chats.length, true]), { timeout: 10_000 });
@@ -194,13 +188,7 @@ describe('rules read for a pass while another read finds them changed', () => {
     const ran: string[] = [];
     const chats = ['a', 'b'];
     const models = chats.map((text) => new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text } }), textStep('done')]));
-    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules });
-    services.push(chat);
-    await chat.open();
-    for (const sessionId of chats) {
-      await chat.startRun({ sessionId, runId: `r-${sessionId}`, message: 'go' });
-      await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
-    }
+    const chat = await chatsWaiting({ registry: new ApprovalRegistry(), model: () => models.shift()!, tools: () => [echoTool(ran)], store: new MemoryStore(), rules }, chats);
 
     change();
     await firstReadStarted.promise;
