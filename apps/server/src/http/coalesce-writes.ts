@@ -22,10 +22,12 @@ function asText([options, callback]: unknown[]): unknown[] {
  * A burst bigger than FLUSH_BYTES is written as it grows, so nothing waits behind a long stream.
  * `afterSend` runs after each frame is handed over (the send window's check).
  *
- * Text is handed to the socket as its UTF-8 bytes, still sent as a text frame: Node counts a string waiting to be
- * written in characters, so the send window and the server's total unsent, which read what waits, let up to three
- * times their bounds wait in characters of 3 bytes (found in review). The string would be encoded all the same on its
- * way to the kernel; here it is encoded once, before it waits.
+ * Text holding a character of more than one byte is handed to the socket as its UTF-8 bytes, still sent as a text
+ * frame: Node counts a string waiting to be written in characters, so the send window and the server's total unsent,
+ * which read what waits, let up to three times their bounds wait in characters of 3 bytes (found in review). The
+ * string would be encoded all the same on its way to the kernel; here it is encoded once, before it waits. Text all
+ * of one-byte characters, most frames, is counted right as it is and handed over as it is: a buffer for each of those
+ * left about 0.6 KiB of the allocator's memory per waiting session (docs/benchmarks.md).
  */
 export function coalesceWrites(client: WebSocket, socket: Duplex, afterSend?: () => void): void {
   const send = client.send.bind(client) as (...args: unknown[]) => void;
@@ -41,7 +43,7 @@ export function coalesceWrites(client: WebSocket, socket: Duplex, afterSend?: ()
       socket.cork();
       process.nextTick(flush);
     }
-    if (typeof data !== 'string') send(data, ...rest);
+    if (typeof data !== 'string' || Buffer.byteLength(data) === data.length) send(data, ...rest);
     else if (rest.length === 0) send(Buffer.from(data), AS_TEXT);
     else send(Buffer.from(data), ...asText(rest));
     if (socket.writableLength > FLUSH_BYTES) flush();
