@@ -35,3 +35,14 @@ describe('the inotify instances and watches one call may hold', () => {
     expect(inotifyLimits({ instances: 1, watches: 1 })).toStrictEqual({ instances: 1, watches: 1 });
   });
 });
+
+describe('a call where the namespace around bubblewrap cannot be made', () => {
+  test.skipIf(!probe.available)('runs in bubblewrap alone, its /tmp bounded in bytes and the limit on open files set', async () => {
+    if (!probe.available) return;
+    await using workspace = await tempFolder();
+    const sandbox = { kind: 'bubblewrap', bwrap: probe.bwrap, network: true, unbounded: 'no unshare at /usr/bin/unshare or /bin/unshare' } as const;
+    const terminal = toolNamed(createBuiltinTools({ workspace: workspace.path, sandbox, tmpfsMiB: 8 }), 'terminal');
+    const result = await runTool(terminal, { command: 'echo made > made && cat made && df -k /tmp | tail -1 | tr -s " " | cut -d " " -f 2 && ulimit -n' });
+    expect(result).toStrictEqual({ content: 'made\n8192\n1024\nexit code: 0', isError: false });
+  });
+});
