@@ -19,7 +19,7 @@ import { healthAnswer } from './http/health';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { acceptMessagesUpTo, MAX_MESSAGE_BEFORE_TOKEN_BYTES } from './http/before-token-limit';
-import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget } from './http/socket-read-budget';
+import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget, type ReadBudgetClock } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
 import { answerClientError } from './http/client-error-answer';
 import { securityHeaders } from './http/security-headers';
@@ -56,8 +56,8 @@ export interface StartServerOptions {
    * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 2 MiB then 512 KiB a second.
    */
   readBudget?: ReadBudget;
-  /** The clock read budgets refill by, in ms. Default `performance.now()`; a test's own, to count against. */
-  readBudgetClock?: () => number;
+  /** The clock read budgets refill by, and wait on. Default `performance.now()` and its timers; a test's own, to count against. */
+  readBudgetClock?: ReadBudgetClock;
   /** Largest WebSocket message accepted once the token is (before it, 16 KiB); a bigger one closes the connection with 1009. Default 1 MiB. */
   maxPayloadBytes?: number;
   /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { DEFAULT_READ_BUDGET } from '../src/http/socket-read-budget';
+import { manualClock } from '../src/mcp/fixtures/manual-clock';
 import { startServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
@@ -51,24 +52,18 @@ function bigQuery(id: number): string {
   return frame('x'.repeat(MESSAGE_BYTES - frame('').length));
 }
 
-/** A clock for the read budgets that moves only when the test moves it. */
-function testClock() {
-  const clock = { at: 0, now: () => clock.at };
-  return clock;
-}
-
 describe('a socket sending more than its byte budget', () => {
   it('is not read further once it has spent it, so another socket is answered meanwhile; it is kept, and read again as its budget refills', async () => {
     // 4 MB back to back, then 1 MB every 4 s: the fifth message owes 1 MB, and the socket is not read until it is paid.
-    const clock = testClock();
-    await using started = await startTestServer({ readBudget: { burstBytes: 4 * MESSAGE_BYTES, bytesPerSecond: MESSAGE_BYTES / 4 }, readBudgetClock: clock.now });
+    const clock = manualClock();
+    await using started = await startTestServer({ readBudget: { burstBytes: 4 * MESSAGE_BYTES, bytesPerSecond: MESSAGE_BYTES / 4 }, readBudgetClock: clock });
     await using flood = await authenticatedSocket(started.server.wsUrl);
     await using other = await authenticatedSocket(started.server.wsUrl);
     expect(bigQuery(1).length).toBe(MESSAGE_BYTES);
     for (let id = 1; id <= 12; id++) flood.socket.send(bigQuery(id));
     // The token's message and four spend the burst and a few bytes past it; a millisecond pays them, and the fifth is read.
     await vi.waitFor(() => expect(flood.answered).toStrictEqual([1, 2, 3, 4]), { timeout: 10_000 });
-    clock.at += 1;
+    clock.advance(1);
     await vi.waitFor(() => expect(flood.answered).toHaveLength(5), { timeout: 10_000 });
 
     // Sent once the flood has spent its budget, with 7 MB of it still coming: answered, and none more of it read, the
@@ -78,7 +73,7 @@ describe('a socket sending more than its byte budget', () => {
     expect(flood.answered).toStrictEqual([1, 2, 3, 4, 5]);
 
     // Paused, not closed: read again as its budget refills, in order, a message for each 4 s of the clock.
-    clock.at += 4_000;
+    clock.advance(4_000);
     await vi.waitFor(() => expect(flood.answered).toStrictEqual([1, 2, 3, 4, 5, 6]), { timeout: 10_000 });
     other.socket.send(JSON.stringify({ id: 'again', method: 'query', params: { path: 'sessions.list' } }));
     await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine', 'again']), { timeout: 10_000 });
@@ -92,8 +87,8 @@ describe('a socket sending empty messages back to back', () => {
     // The server's own burst and cost of a message; a slower refill (100 empty messages a second) than the server's.
     // Before, an empty message cost nothing, and such a flood delayed others' queries by seconds.
     const budget = { ...DEFAULT_READ_BUDGET, bytesPerSecond: 100 * DEFAULT_READ_BUDGET.messageBytes! };
-    const clock = testClock();
-    await using started = await startTestServer({ readBudget: budget, readBudgetClock: clock.now });
+    const clock = manualClock();
+    await using started = await startTestServer({ readBudget: budget, readBudgetClock: clock });
     await using flood = await authenticatedSocket(started.server.wsUrl);
     await using other = await authenticatedSocket(started.server.wsUrl);
     let refusals = 0;
@@ -111,7 +106,7 @@ describe('a socket sending empty messages back to back', () => {
     const seen = refusals;
     expect(seen).toBeLessThanOrEqual(burst + 1);
     // Kept, and read again as the budget refills: a second of the clock pays for 100 more.
-    clock.at += 1_000;
+    clock.advance(1_000);
     await vi.waitFor(() => expect(refusals).toBeGreaterThanOrEqual(seen + 99), { timeout: 10_000 });
     other.socket.send(JSON.stringify({ id: 'again', method: 'query', params: { path: 'model.info' } }));
     await vi.waitFor(() => expect(other.answered).toStrictEqual(['mine', 'again']), { timeout: 10_000 });

@@ -47,6 +47,26 @@ export class SocketReads {
   }
 }
 
+/**
+ * The time a read budget refills by, and its timer. Tests pass a clock of their own, to count what a budget pays for
+ * against it rather than against the time a machine happened to take.
+ */
+export interface ReadBudgetClock {
+  /** Milliseconds on a clock that never goes back. */
+  now(): number;
+  /** Calls `callback` once `ms` have passed on this clock; returns what cancels it. */
+  after(ms: number, callback: () => void): () => void;
+}
+
+/** The process's monotonic clock (`performance.now()`) and its timers. */
+export const SYSTEM_READ_BUDGET_CLOCK: ReadBudgetClock = {
+  now: () => performance.now(),
+  after: (ms, callback) => {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 type MessageListener = (data: RawData, isBinary: boolean) => void;
 
 /**
@@ -56,15 +76,16 @@ type MessageListener = (data: RawData, isBinary: boolean) => void;
  * as the budget allows, so none of them costs the server's thread meanwhile and other sockets are read. Installed
  * after every other message listener, which it then wraps, so a message is counted before anything reads it.
  */
-export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadBudget, now: () => number = () => performance.now()): void {
+export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadBudget, clock: ReadBudgetClock = SYSTEM_READ_BUDGET_CLOCK): void {
   const listeners = client.listeners('message') as MessageListener[];
   client.removeAllListeners('message');
   let tokens = budget.burstBytes;
-  let refilledAt = now();
+  let refilledAt = clock.now();
   const waiting: [RawData, boolean][] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the wait for the budget to refill; set while the socket owes. */
+  let timer: (() => void) | undefined;
   const refill = () => {
-    const at = now();
+    const at = clock.now();
     tokens = Math.min(budget.burstBytes, tokens + ((at - refilledAt) / 1000) * budget.bytesPerSecond);
     refilledAt = at;
   };
@@ -75,7 +96,7 @@ export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadB
   };
   const owe = () => {
     reads.hold('read budget');
-    timer = setTimeout(goOn, Math.max(1, Math.ceil((-tokens / budget.bytesPerSecond) * 1000)));
+    timer = clock.after(Math.max(1, Math.ceil((-tokens / budget.bytesPerSecond) * 1000)), goOn);
   };
   const goOn = () => {
     timer = undefined;
@@ -106,7 +127,7 @@ export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadB
   client.on('ping', spendControlFrame);
   client.on('pong', spendControlFrame);
   client.on('close', () => {
-    clearTimeout(timer);
+    timer?.();
     timer = undefined;
     waiting.length = 0;
   });
