@@ -191,6 +191,24 @@ describe('OpenAIChunkReader', () => {
     );
   });
 
+  it('reads calls of one tool sent without an index or an id, each its name alone then its arguments cut anywhere, each as its own', () => {
+    const args = fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }).map((value) => JSON.stringify(value));
+    fc.assert(
+      fc.property(fc.array(args, { minLength: 1, maxLength: 4 }), fc.array(fc.nat({ max: 8 }), { minLength: 1 }), fc.boolean(), (calls, sizes, nameInEach) => {
+        const reader = new OpenAIChunkReader();
+        for (const text of calls) {
+          reader.push(delta({ tool_calls: [{ function: { name: 'read_file' } }] }));
+          for (let at = 0, step = 0; at < text.length; step++) {
+            const size = Math.max(1, sizes[step % sizes.length]!);
+            reader.push(delta({ tool_calls: [{ function: { ...(nameInEach ? { name: 'read_file' } : {}), arguments: text.slice(at, at + size) } }] }));
+            at += size;
+          }
+        }
+        expect(reader.finish().slice(0, -1)).toStrictEqual(calls.map((text) => ({ type: 'tool-call', id: '', name: 'read_file', arguments: text })));
+      }),
+    );
+  });
+
   it('assembles arguments up to the limit and refuses one character more', () => {
     const reader = new OpenAIChunkReader();
     const piece = '{"a"'.repeat(250);

@@ -1,5 +1,6 @@
 import { isPlainObject, MAX_TOOL_CALLS_PER_TURN, type ModelPart, type TokenUsage } from '@airlock/core';
 import { z } from 'zod';
+import { JsonObjectTracker } from './json-object-tracker';
 
 /** Most tool calls one streamed turn may assemble (the loop's bound on a turn's calls); a model that sends more is misbehaving. */
 export const MAX_STREAMED_TOOL_CALLS = MAX_TOOL_CALLS_PER_TURN;
@@ -67,8 +68,8 @@ interface PendingCall {
   size: number;
   /** The longest the arguments have been (as `size`): only arguments growing past it are the turn's progress. */
   longest: number;
-  /** How many pieces of text, not empty, the arguments were sent in. */
-  textPieces: number;
+  /** Whether the argument text so far is one whole JSON object: text after it cannot go on from it. */
+  text: JsonObjectTracker;
 }
 
 /** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
@@ -218,7 +219,7 @@ export class OpenAIChunkReader {
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
-      call = { id: '', name: '', arguments: '', size: 0, longest: 0, textPieces: 0 };
+      call = { id: '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
       this.calls.set(index, call);
     }
     this.lastIndex = index;
@@ -243,8 +244,9 @@ export class OpenAIChunkReader {
     if (typeof piece === 'string') {
       const sofar = typeof call.arguments === 'string' ? call.arguments : '';
       this.countArguments(call, sofar.length + piece.length);
+      if (sofar === '') call.text = new JsonObjectTracker();
       call.arguments = sofar + piece;
-      if (piece !== '') call.textPieces = sofar === '' ? 1 : call.textPieces + 1;
+      call.text.push(piece);
     } else if (piece) {
       this.countArguments(call, jsonLength(piece));
       call.arguments = piece;
@@ -282,12 +284,13 @@ export class OpenAIChunkReader {
 
   /**
    * For servers that omit `index`: a piece with a call's id goes to that call, and a new id starts a new call. With no
-   * id, so does a name that does not go on from the last call's, or any name once the last call's arguments came whole
-   * as an object, and arguments that are a whole JSON object after the last call's, sent whole as one piece of text
-   * (no object goes on from a whole one); anything else continues the last one (a server may repeat a call's name in
-   * each of its pieces). A server sending whole calls with neither had them read as one: the last one's arguments, sent
-   * as an object, under the first one's name, the others dropped unseen, or, sent as text, all of them joined
-   * (`{"path":"a"}{"path":"b"}`, refused as not JSON).
+   * id, a name starts a new call once the last call has arguments (a call's name comes before its arguments), unless it
+   * is the last call's name again while its arguments are not yet a whole object (a server may repeat a call's name in
+   * each of its pieces); so does any name once the last call's arguments came whole as an object, a name that does not
+   * go on from the last call's, and argument text that opens an object after the last call's whole one (no text goes
+   * on from a whole object). Anything else continues the last call. Calls each sent as their name alone, then their
+   * arguments in pieces, were read as one: the arguments joined (`{"path":"a"}{"path":"b"}`, refused as not JSON), or
+   * the second call's arguments under no name, or under the first call's name grown into the second's.
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number {
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
@@ -295,12 +298,17 @@ export class OpenAIChunkReader {
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = id === undefined || id === '';
-      const anotherCall =
-        (anonymous && name !== undefined && name !== '' && last.name !== '' && (typeof last.arguments !== 'string' || !name.startsWith(last.name))) ||
-        // Joined, two whole objects are never JSON, so no call that would read is split. Parsed only while the last call's
-        // arguments are one piece: a piece that is no whole object joins them, which then are two.
-        (typeof piece === 'string' && last.textPieces === 1 && isJsonObjectText(piece) && typeof last.arguments === 'string' && isJsonObjectText(last.arguments));
-      if ((anonymous || last.id === '' || last.id === id) && !anotherCall) return this.lastIndex;
+      const text = typeof last.arguments === 'string' ? last.arguments : undefined;
+      const begun = text === undefined || last.text.begun;
+      const anotherName =
+        anonymous &&
+        name !== undefined &&
+        name !== '' &&
+        last.name !== '' &&
+        (text === undefined || (name === last.name ? last.text.closed : begun || !name.startsWith(last.name)));
+      // Joined, two whole objects are never JSON, so no call that would read is split.
+      const anotherObject = typeof piece === 'string' && piece.trimStart().startsWith('{') && text !== undefined && last.text.closed;
+      if ((anonymous || last.id === '' || last.id === id) && !anotherName && !anotherObject) return this.lastIndex;
     }
     let next = 0;
     while (this.calls.has(next)) next++;
@@ -314,17 +322,6 @@ function jsonLength(value: Record<string, unknown>): number {
     return JSON.stringify(value).length;
   } catch {
     throw new MalformedChunkError('the arguments of a tool call are nested too deeply');
-  }
-}
-
-/** Whether `text` is one whole JSON object (blank space around it allowed). */
-function isJsonObjectText(text: string): boolean {
-  if (!text.trimStart().startsWith('{')) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
   }
 }
 

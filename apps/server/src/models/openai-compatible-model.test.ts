@@ -710,6 +710,38 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads calls with neither an index nor an id, each its name alone then its arguments in pieces, as a call each, of the same tool or of a name that goes on from the last', async () => {
+      const piece = (fn: Record<string, unknown>) => chunk({ ...(fn.name === undefined ? {} : { role: 'assistant' }), tool_calls: [{ ...(fn.name === undefined ? {} : { type: 'function' }), function: fn }] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const nameAlone = await rawServer([
+        `${piece({ name: 'read_file' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n`,
+        `${piece({ name: 'read_file' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"b.txt"}' })}\n\n${end}`,
+      ]);
+      const emptyArguments = await rawServer([
+        `${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":"a.txt"}' })}\n\n${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":"b.txt"}' })}\n\n${end}`,
+      ]);
+      const longerName = await rawServer([`${piece({ name: 'fs__read' })}\n\n${piece({ arguments: '{}' })}\n\n${piece({ name: 'fs__read_file' })}\n\n${piece({ arguments: '{"path":"b.txt"}' })}\n\n${end}`]);
+      const nameInEach = await rawServer([
+        `${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ name: 'read_file', arguments: '"a.txt"}' })}\n\n`,
+        `${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ name: 'read_file', arguments: '"b.txt"}' })}\n\n${end}`,
+      ]);
+      const call = (name: string, args: string) => ({ type: 'tool-call', id: '', name, arguments: args });
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        const twoReads = [call('read_file', '{"path":"a.txt"}'), call('read_file', '{"path":"b.txt"}'), { type: 'finish', reason: 'tool-calls' }];
+        expect(await read(nameAlone)).toStrictEqual(twoReads);
+        expect(await read(emptyArguments)).toStrictEqual(twoReads);
+        expect(await read(nameInEach)).toStrictEqual(twoReads);
+        expect(await read(longerName)).toStrictEqual([call('fs__read', '{}'), call('fs__read_file', '{"path":"b.txt"}'), { type: 'finish', reason: 'tool-calls' }]);
+      } finally {
+        await nameAlone.close();
+        await emptyArguments.close();
+        await longerName.close();
+        await nameInEach.close();
+      }
+    });
+
     it('reads a call a server sends in the older function_call field, streamed in pieces or whole, as the call it is', async () => {
       const piece = (call: Record<string, unknown>) => chunk({ function_call: call });
       const streamed = await rawServer([`${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n${chunk({}, 'function_call')}\n\ndata: [DONE]\n\n`]);
