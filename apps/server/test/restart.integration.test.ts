@@ -216,7 +216,8 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
   });
 
   // Each damages one record of a run whose terminal call waits: the text of one of its events, the waiting call's
-  // arguments, the call's decision (a word that is none, one byte from "allow"), the run's options.
+  // arguments, the call's decision (a word that is none, one byte from "allow"), the run's options (text that does not
+  // read, and JSON that is no options).
   const damages = [
     { what: 'an event', sql: "UPDATE events SET json = substr(json, 1, length(json) - 3) WHERE run_id = 'run-1' AND seq = 2", record: /an event of run run-1: /, kept: "SELECT json FROM events WHERE run_id = 'run-1' AND seq = 2" },
     {
@@ -234,6 +235,12 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     { what: "the waiting call's arguments", sql: "UPDATE tool_calls SET arguments = substr(arguments, 1, length(arguments) - 2) WHERE run_id = 'run-1'", record: /the arguments of call \S+ of run run-1: /, kept: "SELECT arguments FROM tool_calls WHERE run_id = 'run-1'" },
     { what: "the waiting call's decision", sql: "UPDATE tool_calls SET decision = 'allox', source = 'user', decided_at = 1 WHERE run_id = 'run-1'", record: /the decision of call \S+ of run run-1: "allox" is none of allow, deny, timeout, cancel/, kept: "SELECT decision FROM tool_calls WHERE run_id = 'run-1'" },
     { what: "the run's options", sql: "UPDATE runs SET options = '{\"decisionTim' WHERE run_id = 'run-1'", record: /the options of run run-1: /, kept: "SELECT options FROM runs WHERE run_id = 'run-1'" },
+    {
+      what: "the run's options, JSON but no options (its enabled tools as a string, which would offer every tool whose name it holds)",
+      sql: "UPDATE runs SET options = json_set(options, '$.enabledTools', 'terminal python') WHERE run_id = 'run-1'",
+      record: /the options of run run-1: enabledTools: /,
+      kept: "SELECT options FROM runs WHERE run_id = 'run-1'",
+    },
   ];
   for (const damage of damages) {
     it(`a waiting run whose stored record was damaged (${damage.what}) is set aside at the start, said with the record, and nothing of it runs; the server and the chat go on`, async () => {

@@ -215,22 +215,30 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
   });
 
-  it('lists an unfinished run whose options do not read as unreadable beside the others, and reads a decision that is none of the words as a damaged record', async () => {
+  it('lists an unfinished run whose options do not read, or are JSON but no options, as unreadable beside the others, and reads a decision that is none of the words as a damaged record', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
-    for (const id of ['s1', 's2']) await store.createSession(session(id));
+    for (const id of ['s1', 's2', 's3']) await store.createSession(session(id));
     await store.createRun(run('r1', 's1', 2_000));
     await store.createRun(run('r2', 's2', 3_000));
+    await store.createRun(run('r3', 's3', 4_000));
     await appendAll(store, { runId: 'r2', sessionId: 's2' }, [startChange('call-1', 4_000)]);
     await damageRows(
       database,
       `UPDATE runs SET options = '{"max' WHERE run_id = 'r1'`,
+      `UPDATE runs SET options = '{"enabledTools":"terminal python"}' WHERE run_id = 'r3'`,
       `UPDATE tool_calls SET decision = 'allox', source = 'user', decided_at = 5000 WHERE run_id = 'r2'`,
     );
 
     const unreadable = { ...run('r1', 's1', 2_000), options: {}, unreadable: 'the options of run r1: Unterminated string in JSON at position 5' };
-    expect(await store.listUnfinishedRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000)]);
-    expect(await store.listClaimableRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000)]);
+    const noOptions = { ...run('r3', 's3', 4_000), options: {}, unreadable: expect.stringMatching(/^the options of run r3: enabledTools: .+$/) };
+    expect(await store.listUnfinishedRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000), noOptions]);
+    expect(await store.listClaimableRuns()).toStrictEqual([unreadable, run('r2', 's2', 3_000), noOptions]);
+    const error = await store.getRun('r3').then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(store.damagedRecord(error)).toMatch(/^the options of run r3: enabledTools: .+$/);
     for (const read of [() => store.listRunToolCalls('r2'), () => store.findDecision('s2', 'approval-call-1')]) {
       const error = await read().then(
         () => undefined,

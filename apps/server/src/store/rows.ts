@@ -1,4 +1,4 @@
-import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, ruleSchema, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
+import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, ruleSchema, runOptionsSchema, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type RunOptions, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
 import { askedBecauseSchema, chatMessageSchema, toolArgumentsSchema, type ToolArguments, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import type { ZodType } from 'zod';
 import { StoreError } from './store-error';
@@ -127,6 +127,15 @@ export function storedMessages(jsons: Iterable<string>, sessionId: string, leftO
 }
 
 /**
+ * A run's stored options, checked against the options a client may start a run with: JSON that is none (enabled tools
+ * as a string, whose `includes` would offer every tool whose name is in it; a call limit past its bounds) is a damaged
+ * record, so the run is set aside rather than resumed with options no client could have given it.
+ */
+export function storedRunOptions(json: string, record: string): RunOptions {
+  return storedOf(runOptionsSchema, json, record) as RunOptions;
+}
+
+/**
  * A call's or a grant's stored arguments, checked to be an object of arguments: JSON that is none (a string, a list,
  * `null`, which for a grant would read as any call of its tool) is a damaged record.
  */
@@ -215,7 +224,7 @@ export function toRun(row: RunRow): StoredRun {
   return {
     runId: row.run_id,
     sessionId: row.session_id,
-    options: storedJson<StoredRun['options']>(row.options, `the options of run ${row.run_id}`),
+    options: storedRunOptions(row.options, `the options of run ${row.run_id}`),
     startedAt: row.started_at,
     endedAt: row.ended_at,
     endReason: row.end_reason,

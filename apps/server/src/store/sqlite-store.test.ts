@@ -317,6 +317,30 @@ describe('SqliteStore', () => {
     expect(await reopened.lastEventSeq('r1')).toBe(2);
   });
 
+  it("reads a run's options that are JSON but no options (enabled tools as a string, a call limit past the bounds) as a damaged record, named: listed unfinished as unreadable beside the others", async () => {
+    await using folder = await tempFolder();
+    await using reopened = await reopenDamaged(
+      folder.path,
+      async (store) => {
+        for (const id of ['s1', 's2', 's3']) await store.createSession(session(id));
+        await store.createRun(run('r1', 's1', 2_000));
+        await store.createRun(run('r2', 's2', 3_000));
+        await store.createRun(run('r3', 's3', 4_000));
+      },
+      "UPDATE runs SET options = json_set(options, '$.enabledTools', 'terminal python') WHERE run_id = 'r1'",
+      "UPDATE runs SET options = json_set(options, '$.maxToolCalls', 1e9) WHERE run_id = 'r2'",
+    );
+    const unreadable = (runId: string, sessionId: string, startedAt: number, record: RegExp) => ({ ...run(runId, sessionId, startedAt), options: {}, unreadable: expect.stringMatching(record) });
+    expect(await reopened.listUnfinishedRuns()).toStrictEqual([
+      unreadable('r1', 's1', 2_000, /^the options of run r1: enabledTools: .+$/),
+      unreadable('r2', 's2', 3_000, /^the options of run r2: maxToolCalls: .+$/),
+      run('r3', 's3', 4_000),
+    ]);
+    const error = await reopened.getRun('r1').then(() => undefined, (thrown: unknown) => thrown);
+    expect(reopened.damagedRecord(error)).toMatch(/^the options of run r1: enabledTools: .+$/);
+    expect(await reopened.getRun('r3')).toStrictEqual(run('r3', 's3', 4_000));
+  });
+
   it('names a damaged rule or grant by its id and says the command that deletes its row, leaving it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
