@@ -49,7 +49,7 @@ function readTool(read: string[]): AnyTool {
  * An instance whose notification connection can be cut: while `cut.down`, no message of the others reaches its chat
  * service or its rules; `resync()` tells both what the store's listener does once the connection is back.
  */
-async function cuttableInstance(db: TestDatabase, options: { name: string; model: ChatModel; tools: () => readonly AnyTool[]; workspace: string; leaseMs?: number }) {
+async function cuttableInstance(db: TestDatabase, options: { name: string; model: ChatModel; tools: () => readonly AnyTool[]; workspace: string; leaseMs?: number; registry?: ApprovalRegistry }) {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: options.name, leaseMs: options.leaseMs ?? 60_000, log: () => {} });
   const cut = { down: false };
   const listeners = new Set<(message: ClusterMessage) => void>();
@@ -72,7 +72,7 @@ async function cuttableInstance(db: TestDatabase, options: { name: string; model
     },
   });
   const rules = await RuleBook.open({ store, workspace: options.workspace, cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => options.model, tools: options.tools, store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
+  const chat = new ChatService({ registry: options.registry ?? new ApprovalRegistry(), model: () => options.model, tools: options.tools, store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
   cleanups.push(async () => {
     await chat.shutdown();
     await store.close();
@@ -87,13 +87,33 @@ async function cuttableInstance(db: TestDatabase, options: { name: string; model
   return { chat, store, rules, cut, crash, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
 }
 
+/**
+ * A registry that writes down, in order, each waiting call it marks for exact grants only and each grant put back
+ * with the waiting calls as they were then: what the order of a resync's steps is seen by.
+ */
+class RecordingRegistry extends ApprovalRegistry {
+  readonly steps: (readonly [string, ...unknown[]])[] = [];
+
+  override requireExactGrants(...args: Parameters<ApprovalRegistry['requireExactGrants']>): boolean {
+    const marked = super.requireExactGrants(...args);
+    if (marked) this.steps.push(['marked for exact grants only', args[0]]);
+    return marked;
+  }
+
+  override restoreGrant(grant: Parameters<ApprovalRegistry['restoreGrant']>[0]): void {
+    this.steps.push(['grant put back', grant.grantId, this.listPending(grant.sessionId).map((call) => [call.approvalId, call.exactGrantsOnly])]);
+    super.restoreGrant(grant);
+  }
+}
+
 describe.skipIf(!postgres.available)('a deny rule added on one instance while calls wait on another', { timeout: 120_000 }, () => {
   it('judges the waiting calls by a rule missed while the notification connection of its owner was down before it puts back a grant missed with it: the call stays held (found in review)', async () => {
     const db = await cleanups.database();
     const workspace = await workspaceWithHardLink();
     const read: string[] = [];
     const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'notes.txt' } }, { name: 'read_file', arguments: { path: 'src/hard' } }), textStep('done')]);
-    const a = await cuttableInstance(db, { name: 'a', model: model(), tools: () => [readTool(read)], workspace });
+    const registry = new RecordingRegistry();
+    const a = await cuttableInstance(db, { name: 'a', model: model(), tools: () => [readTool(read)], workspace, registry });
     const b = await clusterInstance(db, cleanups, { name: 'b', model: model(), tools: () => [readTool(read)], workspace });
     await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
     const [notes, hard] = await waitingCalls(b.chat, 's', 2);
@@ -112,6 +132,15 @@ describe.skipIf(!postgres.available)('a deny rule added on one instance while ca
     a.resync();
     expect(await allowed).toMatchObject({ resolved: true, decision: 'allow' });
     await vi.waitFor(() => expect(read).toStrictEqual(['notes.txt']), { timeout: 20_000, interval: 20 });
+    // The order itself: the call is marked first, and the grant comes back (by the resync, and by its own message when
+    // that one came once the connection was back) to a registry where it already is.
+    const [grant] = await b.store.listGrants();
+    await vi.waitFor(() => expect(registry.steps.map(([step]) => step)).toContain('grant put back'), { timeout: 20_000, interval: 20 });
+    const steps = registry.steps.map(([step, id, pending]) =>
+      step === 'grant put back' ? [step, id, (pending as [string, boolean | undefined][]).find(([approvalId]) => approvalId === hard!.approvalId)?.[1]] : [step, id],
+    );
+    expect(steps[0]).toStrictEqual(['marked for exact grants only', hard!.approvalId]);
+    expect(steps.slice(1)).toStrictEqual(steps.slice(1).map(() => ['grant put back', grant!.grantId, true]));
     expect(a.chat.pending('s').map((call) => [call.approvalId, call.exactGrantsOnly, call.askedBecause?.ruleId])).toStrictEqual([[hard!.approvalId, true, deny.rule.id]]);
     await b.chat.confirm({ sessionId: 's', approvalId: hard!.approvalId, decision: 'deny' });
     await vi.waitFor(async () => expect((await a.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
