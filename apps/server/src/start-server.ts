@@ -66,6 +66,8 @@ export interface StartServerOptions {
   closeGraceMs?: number;
   /** Deadlines of a plain HTTP socket, before or without an upgrade; one that misses one is closed. Default DEFAULT_HTTP_TIMEOUTS. */
   httpTimeouts?: HttpTimeouts;
+  /** Called once each plain HTTP request's handling has ended, after anything it logged: answered, refused, or let go of as its client went away. For tests, to wait on. Default none. */
+  onRequestEnd?: () => void;
   /** How the other loopback address ([::1] beside 127.0.0.1) is listened on; for tests. Default a plain listen. */
   listenTwin?: ListenTwin;
   /**
@@ -376,18 +378,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
 
   function serve(req: IncomingMessage, res: ServerResponse): void {
-    handleRequest(req, res).catch((error: unknown) => {
-      // Its client went away before the answer was done (a reload, a tab closed, or anyone cutting requests short on
-      // purpose): nothing failed here. Logged, each such request made a line, so anyone, without the token, could
-      // write to the server's output without end.
-      if (clientWentAway(error) && !timedOut.has(req.socket)) {
-        res.destroy();
-        return;
-      }
-      log(`Error serving ${req.method ?? '?'} request: ${errorMessage(error)}`);
-      if (!res.headersSent) sendText(res, 500, 'Internal Server Error', securityHeaders(undefined));
-      else res.destroy();
-    });
+    void handleRequest(req, res)
+      .catch((error: unknown) => {
+        // Its client went away before the answer was done (a reload, a tab closed, or anyone cutting requests short on
+        // purpose): nothing failed here. Logged, each such request made a line, so anyone, without the token, could
+        // write to the server's output without end.
+        if (clientWentAway(error) && !timedOut.has(req.socket)) {
+          res.destroy();
+          return;
+        }
+        log(`Error serving ${req.method ?? '?'} request: ${errorMessage(error)}`);
+        if (!res.headersSent) sendText(res, 500, 'Internal Server Error', securityHeaders(undefined));
+        else res.destroy();
+      })
+      .finally(() => options.onRequestEnd?.());
   }
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {

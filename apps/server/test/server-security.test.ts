@@ -5,8 +5,9 @@ import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { request, type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -504,29 +505,44 @@ describe('HTTP endpoints', () => {
     await mkdir(join(webRoot, 'assets'), { recursive: true });
     await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>app</title>');
     await writeFile(join(webRoot, 'assets', 'app-1234.js'), Buffer.alloc(16 * 1024 * 1024, 0x20));
-    await using running = await startTestServer({ webRoot });
+    // Each request's handling, once it has ended (after anything it logged), counted; and each begun, by its client's port.
+    let ended = 0;
+    await using running = await startTestServer({ webRoot, onRequestEnd: () => ended++ });
     const { port } = running.server;
     const logged = running.lines.length;
-    /** Sends `head`, waits for the first bytes of an answer or for `ms`, and cuts the connection. */
-    const cutShort = (head: string, ms?: number) =>
+    const begun = new Map<number, () => void>();
+    const onRequestStart = (message: unknown) => {
+      const { server, socket } = message as { server: Server; socket: Socket };
+      if ((server.address() as AddressInfo).port === port) begun.get(socket.remotePort!)?.();
+    };
+    /** Sends `head` and cuts the connection once the first bytes of an answer arrive, or once the server has begun handling it. */
+    const cutShort = (head: string, at: 'answer' | 'begun') =>
       new Promise<void>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => socket.write(head));
+        const socket = connect(port, '127.0.0.1', () => {
+          if (at === 'begun') begun.set(socket.localPort!, cut);
+          socket.write(head);
+        });
         const cut = () => {
           socket.destroy();
           resolve();
         };
-        if (ms === undefined) socket.once('data', cut);
-        else setTimeout(cut, ms);
+        if (at === 'answer') socket.once('data', cut);
         socket.on('error', () => undefined);
       });
-    for (let round = 0; round < 5; round++) {
-      await cutShort(`GET /assets/app-1234.js HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-      await cutShort(`POST /link-code HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"code":`, 50);
+    subscribe('http.server.request.start', onRequestStart);
+    try {
+      for (let round = 0; round < 5; round++) {
+        await cutShort(`GET /assets/app-1234.js HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, 'answer');
+        await cutShort(`POST /link-code HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"code":`, 'begun');
+      }
+    } finally {
+      unsubscribe('http.server.request.start', onRequestStart);
     }
-    // Still answering; and before, each cut made a line ("Error serving GET request: Premature close", "… POST …: aborted").
-    expect((await httpGet(port, '/healthz', { Host: `127.0.0.1:${port}` })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Every cut request's handling over; before, each made a line ("Error serving GET request: Premature close", "… POST …: aborted").
+    await vi.waitFor(() => expect(ended).toBe(10));
     expect(running.lines.slice(logged)).toStrictEqual([]);
+    // Still answering.
+    expect((await httpGet(port, '/healthz', { Host: `127.0.0.1:${port}` })).status).toBe(200);
   });
 
   it('refuses methods other than GET and HEAD', async () => {
