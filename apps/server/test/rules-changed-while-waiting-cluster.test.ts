@@ -1,5 +1,5 @@
-import { ChatService, type Cluster, type ClusterMessage } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel } from '@airlock/core';
+import { ChatService, type Cluster, type ClusterMessage, type RuleService } from '@airlock/api';
+import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ToolCall } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { link, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -188,6 +188,90 @@ describe.skipIf(!postgres.available)('a deny rule added on one instance while ca
 
     expect((await waitingCalls(b.chat, 's')).map((call) => [call.approvalId, call.exactGrantsOnly, call.askedBecause?.ruleId])).toStrictEqual([[hard!.approvalId, true, deny.rule.id]]);
     expect(a.chat.pending('s').map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[hard!.approvalId, true]]);
+    await b.chat.confirm({ sessionId: 's', approvalId: hard!.approvalId, decision: 'deny' });
+    await vi.waitFor(async () => expect((await a.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
+    expect(read).toStrictEqual(['notes.txt']);
+  });
+});
+
+/**
+ * An instance whose rules cannot read one path while `unreadable.on` (its workspace rules file failing as that call is
+ * judged, say) and whose store refuses to keep a call's exact-grants mark `marks.failing` times (a database that
+ * drops a write).
+ */
+async function faultyInstance(db: TestDatabase, options: { name: string; model: ChatModel; tools: () => readonly AnyTool[]; workspace: string; unreadablePath: string }) {
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: options.name, leaseMs: 60_000, log: () => {} });
+  const marks = { failing: 0, refused: 0 };
+  const flaky = new Proxy(store, {
+    get(target, key) {
+      if (key === 'requireExactGrants') {
+        return (...args: Parameters<PostgresStore['requireExactGrants']>) => {
+          if (marks.failing === 0) return target.requireExactGrants(...args);
+          marks.failing -= 1;
+          marks.refused += 1;
+          return Promise.reject(new Error('the connection to the database was lost'));
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const book = await RuleBook.open({ store, workspace: options.workspace, cluster: store, log: () => {} });
+  const unreadable = { on: false };
+  const refuse = (call: ToolCall) => unreadable.on && call.arguments.path === options.unreadablePath;
+  const rules: RuleService = new Proxy(book, {
+    get(target, key) {
+      if (key === 'evaluate') {
+        return (...args: Parameters<RuleBook['evaluate']>) => (refuse(args[1]) ? Promise.reject(new Error('the workspace rules file cannot be read')) : target.evaluate(...args));
+      }
+      if (key === 'snapshot') {
+        return async () => {
+          const judge = await target.snapshot();
+          return (...args: Parameters<typeof judge>) => (refuse(args[1]) ? Promise.reject(new Error('the workspace rules file cannot be read')) : judge(...args));
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => options.model, tools: options.tools, store: flaky, cluster: flaky, rules, suspendRunsOnShutdown: true, log: () => {} });
+  cleanups.push(async () => {
+    await chat.shutdown();
+    await store.close();
+  });
+  await chat.open();
+  return { chat, store, marks, unreadable };
+}
+
+describe.skipIf(!postgres.available)('a waiting call the changed rules could not judge again, with several instances', { timeout: 120_000 }, () => {
+  it('is held to exact grants on every instance even when the first write of that hold fails (found in review)', async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    const read: string[] = [];
+    const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'notes.txt' } }, { name: 'read_file', arguments: { path: 'src/hard' } }), textStep('done')]);
+    const a = await faultyInstance(db, { name: 'a', model: model(), tools: () => [readTool(read)], workspace, unreadablePath: 'src/hard' });
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: model(), tools: () => [readTool(read)], workspace });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
+    const [notes, hard] = await waitingCalls(b.chat, 's', 2);
+
+    // A rule added on B has A judge its waiting calls again: it cannot judge the read of src/hard, and the store drops
+    // the first write of the hold.
+    a.unreadable.on = true;
+    a.marks.failing = 1;
+    await b.rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' });
+    await vi.waitFor(() => expect(a.chat.pending('s').map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[notes!.approvalId, undefined], [hard!.approvalId, true]]), { timeout: 20_000, interval: 20 });
+    expect(a.marks.refused).toBe(1);
+
+    // Every instance's waiting list holds it so, as the owner does.
+    await vi.waitFor(
+      async () => expect((await b.chat.listWaiting('s')).map((call) => [call.approvalId, call.exactGrantsOnly, call.askedBecause?.ruleId])).toStrictEqual([[notes!.approvalId, undefined, undefined], [hard!.approvalId, true, 'rules-unread']]),
+      { timeout: 20_000, interval: 50 },
+    );
+
+    // "Always allow" in the chat on its sibling, on B: a grant for any read, which does not release it.
+    expect(await b.chat.confirm({ sessionId: 's', approvalId: notes!.approvalId, decision: 'allow', always: true, scope: 'chat' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(read).toStrictEqual(['notes.txt']), { timeout: 20_000, interval: 20 });
+    expect((await waitingCalls(b.chat, 's')).map((call) => [call.approvalId, call.exactGrantsOnly])).toStrictEqual([[hard!.approvalId, true]]);
     await b.chat.confirm({ sessionId: 's', approvalId: hard!.approvalId, decision: 'deny' });
     await vi.waitFor(async () => expect((await a.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
     expect(read).toStrictEqual(['notes.txt']);

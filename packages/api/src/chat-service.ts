@@ -1242,6 +1242,7 @@ export class ChatService {
   async shutdown(): Promise<void> {
     this.refuseNewWork();
     this.stopJudging?.();
+    this.waitingJudge?.stop();
     // A paused run stays as it is stored (unfinished, its calls waiting): the next start takes it up.
     for (const paused of this.paused.values()) clearTimeout(paused.timer);
     for (const { timer } of this.deadlineWatches.values()) clearTimeout(timer);

@@ -23,6 +23,13 @@ export interface WaitingCallsJudgeOptions {
 /** The rules' own checks give up sooner (a command line's parse after 5 s): this bounds what they do not. */
 export const JUDGE_CALL_TIME_LIMIT_MS = 30_000;
 
+/**
+ * How long after a failed write of a call's hold (only an exact grant releases it) the write is tried again; each
+ * failure doubles the wait, up to MARK_RETRY_MAX_MS.
+ */
+export const MARK_RETRY_FIRST_MS = 250;
+export const MARK_RETRY_MAX_MS = 30_000;
+
 /** The rule id a call held because the rules could not judge it again is listed with (no rule asked about it). */
 export const UNJUDGED = 'rules-unread';
 
@@ -56,8 +63,18 @@ export class WaitingCallsJudge {
   /** The chat being judged now, and when its pass is done. */
   private current: { sessionId: string; done: Promise<void> } | undefined;
   private pumping = false;
+  /** The timers of holds whose write failed, to try again; none is set once stopped. */
+  private readonly retries = new Set<ReturnType<typeof setTimeout>>();
+  private stopped = false;
 
   constructor(private readonly options: WaitingCallsJudgeOptions) {}
+
+  /** Tries no held call's write again: for a service shutting down. */
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
+  }
 
   /** Every waiting call of this instance, once the rules changed. */
   judgeAll(): Promise<void> {
@@ -187,12 +204,37 @@ export class WaitingCallsJudge {
   }
 
   private async holdToExactGrants(call: PendingApproval, sessionId: string, askedBecause: AskedBecause): Promise<void> {
-    const { registry, store } = this.options;
-    if (!registry.requireExactGrants(call.approvalId, sessionId, askedBecause)) return;
+    if (!this.options.registry.requireExactGrants(call.approvalId, sessionId, askedBecause)) return;
     this.options.changed(sessionId);
-    // Kept for the call as restored after a restart or by the instance taking its run over, and for the waiting
-    // list of every instance; a write that fails leaves it marked here, where its run is driven.
-    await store.requireExactGrants(call.runId, call.toolCallId, askedBecause).catch((error: unknown) => this.options.log(`Could not keep that only an exact grant releases ${call.approvalId}: ${error instanceof Error ? error.message : String(error)}`));
+    await this.storeHold(call, sessionId, askedBecause, MARK_RETRY_FIRST_MS);
+  }
+
+  /**
+   * Keeps the hold in the store, for the call as restored after a restart or by the instance taking its run over, and
+   * for the waiting list of every instance, which reads it there. A write that fails is tried again, later each time,
+   * for as long as the call waits here so held: before, it was only logged, and with several instances the others
+   * listed the call as one any grant of its tool releases (their "Allow all" took it in), though it was held here.
+   */
+  private async storeHold(call: PendingApproval, sessionId: string, askedBecause: AskedBecause, delay: number): Promise<void> {
+    try {
+      await this.options.store.requireExactGrants(call.runId, call.toolCallId, askedBecause);
+    } catch (error) {
+      this.options.log(`Could not keep that only an exact grant releases ${call.approvalId} (trying again in ${delay} ms): ${error instanceof Error ? error.message : String(error)}`);
+      if (this.stopped) return;
+      const timer = setTimeout(() => {
+        this.retries.delete(timer);
+        if (this.heldHere(call.approvalId, sessionId)) void this.storeHold(call, sessionId, askedBecause, Math.min(delay * 2, MARK_RETRY_MAX_MS));
+      }, delay);
+      this.retries.add(timer);
+      return;
+    }
+    // Watchers here read the waiting list again: it now says so wherever it is read.
+    if (delay > MARK_RETRY_FIRST_MS) this.options.changed(sessionId);
+  }
+
+  /** Whether the call still waits here, held to exact grants (not decided, nor handed to another instance). */
+  private heldHere(approvalId: string, sessionId: string): boolean {
+    return this.options.registry.listPending(sessionId).some((call) => call.approvalId === approvalId && call.exactGrantsOnly === true);
   }
 }
 
