@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
+import { manualClock } from '../mcp/fixtures/manual-clock';
 import { liveProcessGroupMembers } from './process-group';
 import { runProcess, type RunProcessOptions } from './process-runner';
 import { probeBubblewrap } from './sandbox/probe-bubblewrap';
@@ -44,8 +45,17 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
 
   test('a timeout stops the command and everything it started', async () => {
     const token = uniqueToken();
+    const cwd = await tempDir();
+    const clock = manualClock();
     try {
-      const result = await sh(`sh -c 'sleep 300' ${token} & sleep 300; wait`, { timeoutMs: 300 });
+      const running = sh(`sh -c 'touch started; sleep 300' ${token} & sleep 300; wait`, { cwd, timeoutMs: 300, clock });
+      // Its time runs out on a clock the test moves, once what it started is running.
+      await vi.waitFor(() => readFile(join(cwd, 'started')), { timeout: 20_000 });
+      expect(processesWith(token)).not.toStrictEqual([]);
+      clock.advance(299);
+      expect(clock.pending()).toStrictEqual([300]);
+      clock.advance(1);
+      const result = await running;
       expect(result.stoppedBy).toStrictEqual({ kind: 'timeout', timeoutMs: 300 });
       expect(result.signal).toBe('SIGTERM');
       expect(result.pid).toBeTypeOf('number');

@@ -12,6 +12,14 @@ export const DEFAULT_DRAIN_MS = 500;
 /** setTimeout fires at once for longer delays. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** The process's own timers. */
+const PROCESS_TIMERS: NonNullable<RunProcessOptions['clock']> = {
+  after: (ms, callback) => {
+    const timer = setTimeout(callback, Math.min(ms, MAX_TIMER_MS));
+    return () => clearTimeout(timer);
+  },
+};
+
 export interface RunProcessOptions {
   /** Executable to run (absolute, or looked up on `env.PATH`); a missing one ends with exit code 127 and a message in the output. */
   file: string;
@@ -37,6 +45,8 @@ export interface RunProcessOptions {
   sandbox?: BubblewrapSandbox;
   /** Written to the command's standard input, then closed. Default none: stdin is /dev/null. */
   input?: string;
+  /** The clock `timeoutMs` is counted on: calls back once `ms` have passed, and returns what cancels it. Default the process's timers; a test's own, to move. */
+  clock?: { after(ms: number, callback: () => void): () => void };
 }
 
 export type StopCause = { kind: 'timeout'; timeoutMs: number } | { kind: 'aborted'; reason: string };
@@ -104,7 +114,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     stoppedBy ??= cause;
     void terminate();
   };
-  const timer = setTimeout(() => stop({ kind: 'timeout', timeoutMs: options.timeoutMs }), Math.min(options.timeoutMs, MAX_TIMER_MS));
+  const cancelTimeout = (options.clock ?? PROCESS_TIMERS).after(options.timeoutMs, () => stop({ kind: 'timeout', timeoutMs: options.timeoutMs }));
   const onAbort = () => stop({ kind: 'aborted', reason: reasonText(options.signal?.reason) });
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const onKill = () => {
@@ -116,7 +126,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   else options.killSignal?.addEventListener('abort', onKill, { once: true });
   try {
     const exit = await exited;
-    clearTimeout(timer);
+    cancelTimeout();
     // The leader is gone; whatever it left behind is stopped now, so nothing outlives the call.
     const leftovers = await terminate();
     // A process that escaped (a cleared environment and setsid, without a sandbox) can keep the pipes open forever: read on only briefly.
@@ -138,7 +148,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
       strayProcessesStopped: stoppedBy === undefined && leftovers,
     };
   } finally {
-    clearTimeout(timer);
+    cancelTimeout();
     options.signal?.removeEventListener('abort', onAbort);
     options.killSignal?.removeEventListener('abort', onKill);
     runningCalls.delete(confined);
