@@ -838,6 +838,30 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('ends the turn with the server’s words when it sends an error as a chunk mid-answer, flat or nested, running nothing of the calls before it', async () => {
+      // vLLM sends `{"object":"error",…}` (the newer `{"error":{…}}`) as a chunk when generation fails, then [DONE].
+      const flat = (message: string) => `data: ${JSON.stringify({ object: 'error', message, type: 'InternalServerError', param: null, code: 500 })}\n\n`;
+      const nested = (message: string) => `data: ${JSON.stringify({ error: { message, type: 'InternalServerError', param: null, code: 500 } })}\n\n`;
+      const halfCall = `${chunk({ content: 'Cleaning up.' })}\n\n${call(0, 'call_a', 'terminal', '{"command":"rm -rf /home/me/project/bu')}\n\n`;
+      const wholeCall = `${call(0, 'call_a', 'terminal', '{"command":"ls"}')}\n\n${chunk({}, 'tool_calls')}\n\n`;
+      const cases = [
+        { pieces: [halfCall, flat('CUDA out of memory (key sk-test-123)'), 'data: [DONE]\n\n'], said: 'CUDA out of memory (key ***)', before: [{ type: 'text-delta', text: 'Cleaning up.' }] },
+        { pieces: [halfCall, nested('the engine is dead'), 'data: [DONE]\n\n'], said: 'the engine is dead', before: [{ type: 'text-delta', text: 'Cleaning up.' }] },
+        { pieces: [wholeCall, flat('usage could not be counted'), 'data: [DONE]\n\n'], said: 'usage could not be counted', before: [] },
+      ];
+      for (const { pieces, said, before } of cases) {
+        const server = await rawServer(pieces);
+        try {
+          const parts: ModelPart[] = [];
+          const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'vLLM', apiKey: 'sk-test-123' }).stream(hello, new AbortController().signal), parts);
+          expect(parts).toStrictEqual(before);
+          expect(error.message).toBe(`vLLM: the model server at ${server.url} reported an error mid-answer: ${said}`);
+        } finally {
+          await server.close();
+        }
+      }
+    });
+
     it('stops a line longer than 8 MiB with a ModelError that says so, before the client reads any of it', async () => {
       const piece = 'x'.repeat(64 * 1024);
       const server = await rawServer([`${chunk({ content: 'before' })}\n\ndata: {"choices":[{"delta":{"content":"`, ...Array.from({ length: 8 * 16 + 1 }, () => piece)], true);

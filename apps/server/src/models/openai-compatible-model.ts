@@ -183,14 +183,14 @@ export class OpenAICompatibleModel implements ChatModel {
         // event-stream lines, find none, and the turn would end as cut off. Nothing of the body has been read yet.
         const completion = parseCompletion(await response.text());
         // A server may answer 200 with an error in place of the completion, as it does mid-stream; its words are the reason.
-        if (isPlainObject(completion) && !Object.hasOwn(completion, 'choices') && (Object.hasOwn(completion, 'error') || completion.object === 'error')) {
-          // Its type says `Object`; the client gives it a streamed error's `error` as parsed, a string too.
-          throw new APIError(undefined, (Object.hasOwn(completion, 'error') ? completion.error : completion) as object, undefined, response.headers);
-        }
+        const reported = reportedError(completion);
+        if (reported !== undefined) throw new APIError(undefined, reported, undefined, response.headers);
         yield* reader.pushCompletion(completion);
       } else {
         for await (const chunk of chunks) {
           chunked = true;
+          const reported = reportedError(chunk);
+          if (reported !== undefined) throw new APIError(undefined, reported, undefined, response.headers);
           const progress = reader.progress;
           const parts = reader.push(chunk);
           // Only a piece of the answer counts: a server sending empty chunks or comments is still stalled.
@@ -263,6 +263,21 @@ function mediaType(header: string | null): string {
 
 function bounded(text: string): string {
   return text.length <= 100 ? text : `${text.slice(0, 100)}…`;
+}
+
+/**
+ * The error a server sent in place of a completion or of a chunk, if it did: `{"error": …}`, or vLLM's flat
+ * `{"object": "error", "message": …}`, which it sends as a chunk when generation fails mid-answer, then ends the stream.
+ * The client reads only the first in a stream; the second, read as a chunk, held nothing: the turn ended as cut off
+ * with the server's words lost, or, sent after a finish, the calls before it were run. Its type says `Object`, as the
+ * client's own errors take it; a streamed error's `error` is given as parsed, a string too.
+ */
+function reportedError(value: unknown): object | undefined {
+  if (!isPlainObject(value)) return undefined;
+  if (value.object === 'error') return value;
+  const error = value.error;
+  if (!Object.hasOwn(value, 'error') || error === null || error === undefined || error === false || error === '') return undefined;
+  return error as object;
 }
 
 /**
