@@ -21,6 +21,7 @@ import { limitRequestsPerMessage } from './http/requests-per-message';
 import { acceptMessagesUpTo, MAX_MESSAGE_BEFORE_TOKEN_BYTES } from './http/before-token-limit';
 import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget, type ReadBudgetClock } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
+import { refusedBeforeTokenClose } from './http/refused-before-token';
 import { answerClientError } from './http/client-error-answer';
 import { securityHeaders } from './http/security-headers';
 import { isPageLoad, refusedPage } from './http/refused-page';
@@ -345,11 +346,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       if (socket.client.readyState === socket.client.CLOSED) connection.close();
       return { services, connection };
     },
-    onError: ({ error, path }) => {
+    onError: ({ error, path, req }) => {
       // A client that broke the WebSocket protocol (a message over the size limit, text that is not UTF-8, a reserved
       // bit set): `ws` closes its socket with the code that says so, and nothing failed here. Logged, each made a line,
       // so anyone, without the token, could write to the server's output without end, a socket at a time.
       if (brokeWebSocketProtocol(error.cause)) return;
+      // Refused before its token was accepted: tRPC sends the refusal right after this, then closes the socket a turn
+      // later with no code. This close comes between the two, with a code and a reason a client can act on.
+      const socket = accepted.get(req)?.client;
+      if (socket !== undefined && !authenticated.has(socket)) {
+        const { code, reason } = refusedBeforeTokenClose(error.code);
+        queueMicrotask(() => socket.close(code, reason));
+      }
       if (error.code === 'INTERNAL_SERVER_ERROR') log(`Error in ${path ?? 'connection'}: ${errorMessage(error.cause ?? error)}`);
     },
   });
