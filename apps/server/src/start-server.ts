@@ -21,7 +21,9 @@ import { limitRequestsPerMessage } from './http/requests-per-message';
 import { acceptMessagesUpTo, MAX_MESSAGE_BEFORE_TOKEN_BYTES } from './http/before-token-limit';
 import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget, type ReadBudgetClock } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
+import { CLOSE_ANSWER_MS, closingWithin } from './http/close-answer-grace';
 import { refusedBeforeTokenClose } from './http/refused-before-token';
+import { SYSTEM_CLOCK, type Clock } from './clock';
 import { answerClientError } from './http/client-error-answer';
 import { securityHeaders } from './http/security-headers';
 import { isPageLoad, refusedPage } from './http/refused-page';
@@ -65,6 +67,10 @@ export interface StartServerOptions {
   keepAlive?: { pingMs: number; pongWaitMs: number };
   /** How long closing sockets get to say goodbye on shutdown before they are cut. Default 1,000 ms. */
   closeGraceMs?: number;
+  /** How long any other socket the server closes has to answer its close frame before it is cut, in ms. Default CLOSE_ANSWER_MS. */
+  closeAnswerMs?: number;
+  /** The clock that grace is counted on. Default the system's; a test's own, to move. */
+  clock?: Clock;
   /** Deadlines of a plain HTTP socket, before or without an upgrade; one that misses one is closed. Default DEFAULT_HTTP_TIMEOUTS. */
   httpTimeouts?: HttpTimeouts;
   /** Called once each plain HTTP request's handling has ended, after anything it logged: answered, refused, or let go of as its client went away. For tests, to wait on. Default none. */
@@ -156,9 +162,8 @@ export const MAX_PIPELINED_REQUESTS = 16;
  * gigabytes.
  */
 export const DEFAULT_SEND_BUFFERS_BYTES = 256 * 2 ** 20;
-/** The close of a socket let go of for the total unsent, and how long it has to take it before it is cut. */
+/** The close of a socket let go of for the total unsent. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
-const EVICTED_CLOSE_MS = 2_000;
 
 /** How many ports a server on port 0 tries before giving up, when another process holds [::1] on the one it got. */
 const TWIN_ATTEMPTS = 5;
@@ -227,7 +232,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const maxPayloadBytes = options.maxPayloadBytes ?? 1024 * 1024;
   // Before the token, `ws` refuses a frame larger than connection parameters need at its header, its body unread; the
   // limit is raised once the token is accepted (acceptMessagesUpTo).
-  const wss = new WebSocketServer({ noServer: true, maxPayload: Math.min(maxPayloadBytes, MAX_MESSAGE_BEFORE_TOKEN_BYTES) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: Math.min(maxPayloadBytes, MAX_MESSAGE_BEFORE_TOKEN_BYTES),
+    WebSocket: closingWithin(options.clock ?? SYSTEM_CLOCK, options.closeAnswerMs ?? CLOSE_ANSWER_MS),
+  });
   // Sockets yet to present their token, oldest first, with when each was admitted (performance.now()), counted apart
   // from authenticated ones: strangers fill only their own few places. A newcomer takes the oldest one's place once
   // that one has had authGraceMs, and is refused (503) while every place is younger, so a flood of strangers can
@@ -502,9 +511,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           total: sendBuffers,
           onEvict: () => {
             log(`Closed a connection holding ${Math.round(client.bufferedAmount / 1024)} KiB unsent: the connections' send buffers together held more than ${sendBuffersMiB} MiB, and it had gone the longest without reading`);
-            // Its close frame waits behind what it has not read: a client that reads gets it, and the rest is let go of soon.
+            // Its close frame waits behind what it has not read: a client that reads gets it, and the rest is let go of
+            // once its time to answer the close is over (closingWithin).
             client.close(CLOSE_TRY_AGAIN_LATER, 'the server holds too much unsent for slow connections: this one went the longest without reading');
-            setTimeout(() => client.terminate(), EVICTED_CLOSE_MS).unref();
           },
         },
       });

@@ -1,24 +1,29 @@
 import { ChatService, type ModelInfo } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel } from '@airlock/core/testing';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Capacity } from '../src/config';
-import { startServer } from '../src/start-server';
+import { CLOSE_ANSWER_MS } from '../src/http/close-answer-grace';
+import { manualClock } from '../src/mcp/fixtures/manual-clock';
+import { startServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
 const WRONG_TOKEN = JSON.stringify({ method: 'connectionParams', data: { token: 'not-the-token-not-the-token-not-the-token' } });
 
-async function startTestServer(options: { capacity?: Partial<Capacity> } = {}) {
+async function startTestServer(options: { capacity?: Partial<Capacity> } & Pick<StartServerOptions, 'clock'> = {}) {
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [] });
   const server = await startServer({
     config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins: [], capacity: options.capacity ?? {} },
     services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => MODEL_INFO },
     webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
     log: () => undefined,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   return { server, [Symbol.asyncDispose]: () => server.close() };
 }
@@ -36,6 +41,93 @@ async function wsClient(url: string) {
   });
   return { socket, messages, closed, [Symbol.asyncDispose]: async () => socket.terminate() };
 }
+
+/** A frame the server sent: its opcode and its payload. */
+interface Frame {
+  opcode: number;
+  payload: Buffer;
+}
+
+/**
+ * A WebSocket spoken by hand over TCP that never answers a close frame (nor anything else): `send` sends a text frame,
+ * `frames` holds what the server sent once its upgrade was answered, `closed` resolves when the server lets go of the TCP socket.
+ */
+async function silentPeer(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  let received = Buffer.alloc(0);
+  let upgraded = false;
+  const frames: Frame[] = [];
+  socket.on('data', (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    if (!upgraded) {
+      const end = received.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      expect(received.subarray(0, 12).toString('latin1')).toBe('HTTP/1.1 101');
+      upgraded = true;
+      received = received.subarray(end + 4);
+    }
+    // Server frames are unmasked; these are all under 64 KiB.
+    for (;;) {
+      if (received.length < 2) break;
+      const short = received[1]! & 0x7f;
+      const header = short === 126 ? 4 : 2;
+      if (received.length < header) break;
+      const length = short === 126 ? received.readUInt16BE(2) : short;
+      if (received.length < header + length) break;
+      frames.push({ opcode: received[0]! & 0x0f, payload: received.subarray(header, header + length) });
+      received = received.subarray(header + length);
+    }
+  });
+  socket.write(
+    `GET /trpc?connectionParams=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  const send = (text: string) => {
+    const payload = Buffer.from(text);
+    expect(payload.length).toBeLessThan(126);
+    // FIN and text; masked, with a mask of zeros.
+    socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload]));
+  };
+  return { socket, frames, send, closed, [Symbol.asyncDispose]: async () => void socket.destroy() };
+}
+
+const CLOSE = 0x8;
+
+describe('a socket the server closes', () => {
+  it('is cut once it has not answered the close within its grace, counted on the server clock, not kept for 30 s', async () => {
+    const clock = manualClock();
+    await using running = await startTestServer({ clock });
+    await using peer = await silentPeer(running.server.port);
+
+    peer.send(WRONG_TOKEN);
+    await vi.waitFor(() => expect(peer.frames.map((frame) => frame.opcode)).toContain(CLOSE), { timeout: 10_000 });
+
+    // The server waits for the close frame it will never get, for as long as its grace and no longer.
+    expect(clock.pending()).toStrictEqual([CLOSE_ANSWER_MS]);
+    clock.advance(CLOSE_ANSWER_MS - 1);
+    expect(clock.pending()).toStrictEqual([CLOSE_ANSWER_MS]);
+    clock.advance(1);
+    await peer.closed;
+    expect(clock.pending()).toStrictEqual([]);
+  });
+
+  it('leaves no timer behind for a peer that answers its close', async () => {
+    const clock = manualClock();
+    await using running = await startTestServer({ clock });
+    await using client = await wsClient(`${running.server.wsUrl}?connectionParams=1`);
+
+    client.socket.send(WRONG_TOKEN);
+
+    expect((await client.closed).code).toBe(1008);
+    await vi.waitFor(() => expect(clock.pending()).toStrictEqual([]), { timeout: 10_000 });
+  });
+});
 
 describe('a socket refused before its token was accepted', () => {
   it('is closed with 1008 and a reason after tRPC’s refusal, for a wrong token', async () => {
