@@ -277,7 +277,7 @@ function reportedError(value: unknown): object | undefined {
   if (value.object === 'error') return value;
   const error = value.error;
   if (!Object.hasOwn(value, 'error') || error === null || error === undefined || error === false || error === '') return undefined;
-  return error as object;
+  return error;
 }
 
 /**
