@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { HostLookup } from './pinned-hosts';
+import { PROCESS_TIMERS, type ProcessClock } from './process-runner';
 import { isRemotePublicAddress } from './public-address';
 import { checkedMaxOpenFiles, checkedMaxProcesses, DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES } from './sandbox/process-limit';
 import { checkedTmpfsMiB, DEFAULT_TMPFS_MIB } from './sandbox/tmpfs-size';
@@ -17,6 +18,8 @@ export interface BuiltinToolsOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Timeout of a command when the call context carries none. Default 120,000 ms. */
   defaultTimeoutMs?: number;
+  /** The clock a command's timeout is counted on. Default the process's timers; a test's own, to move. */
+  clock?: ProcessClock;
   /** Output of terminal and python kept, head and tail together. Default 64 KiB. */
   maxOutputBytes?: number;
   /** Time between SIGTERM and SIGKILL when stopping a command. Default 2,000 ms. */
@@ -90,6 +93,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     secretValues: options.secretValues ?? [],
     env: options.env ?? process.env,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 120_000,
+    clock: options.clock ?? PROCESS_TIMERS,
     maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
     killGraceMs: options.killGraceMs ?? 2_000,
     sandbox: options.sandbox ?? 'auto',

@@ -12,8 +12,13 @@ export const DEFAULT_DRAIN_MS = 500;
 /** setTimeout fires at once for longer delays. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What a command's timeout is counted on: calls back once `ms` have passed, and returns what cancels it. */
+export interface ProcessClock {
+  after(ms: number, callback: () => void): () => void;
+}
+
 /** The process's own timers. */
-const PROCESS_TIMERS: NonNullable<RunProcessOptions['clock']> = {
+export const PROCESS_TIMERS: ProcessClock = {
   after: (ms, callback) => {
     const timer = setTimeout(callback, Math.min(ms, MAX_TIMER_MS));
     return () => clearTimeout(timer);
@@ -45,8 +50,8 @@ export interface RunProcessOptions {
   sandbox?: BubblewrapSandbox;
   /** Written to the command's standard input, then closed. Default none: stdin is /dev/null. */
   input?: string;
-  /** The clock `timeoutMs` is counted on: calls back once `ms` have passed, and returns what cancels it. Default the process's timers; a test's own, to move. */
-  clock?: { after(ms: number, callback: () => void): () => void };
+  /** The clock `timeoutMs` is counted on. Default the process's timers (PROCESS_TIMERS); a test's own, to move. */
+  clock?: ProcessClock;
 }
 
 export type StopCause = { kind: 'timeout'; timeoutMs: number } | { kind: 'aborted'; reason: string };

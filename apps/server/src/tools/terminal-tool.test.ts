@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { manualClock } from '../mcp/fixtures/manual-clock';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { callContext, httpServer, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken, unixSocketServer } from './test-support';
 
@@ -78,7 +79,15 @@ describe.each(SANDBOX_KINDS)('terminal tool (sandbox: %s)', (sandbox) => {
     await using workspace = await tempFolder();
     const token = uniqueToken();
     try {
-      const result = await runTool(terminal(workspace.path), { command: `sh -c 'sleep 300' ${token} & sleep 300; wait` }, callContext({ timeoutMs: 300 }));
+      const clock = manualClock();
+      const running = runTool(terminal(workspace.path, { clock }), { command: `sh -c 'touch started; sleep 300' ${token} & sleep 300; wait` }, callContext({ timeoutMs: 300 }));
+      // Its time runs out on a clock the test moves, once what it started is running.
+      await vi.waitFor(() => readFile(path.join(workspace.path, 'started')), { timeout: 20_000 });
+      expect(processesWith(token)).not.toStrictEqual([]);
+      clock.advance(299);
+      expect(clock.pending()).toStrictEqual([300]);
+      clock.advance(1);
+      const result = await running;
       expect(result.isError).toBe(true);
       expect(result.content.endsWith('killed by SIGTERM (timed out after 300 ms)')).toBe(true);
       expect(processesWith(token)).toStrictEqual([]);
