@@ -59,6 +59,44 @@ describe('a program that prints the files it reads, named one outside the worksp
     expect(await judge('cat docs/*.md')).toBe('allow');
   });
 
+  describe('more programs that print, pack or split the files they are named (found in review)', () => {
+    const more = ['shuf', 'look', 'bat', 'hexyl', 'gzip', 'xz', 'zstd', 'zip', 'unzip', '7z', 'split', 'uuencode', 'ugrep', 'bzgrep', 'colordiff', 'dd'].map((name) => prefix(name));
+    const judge = async (command: string) => (await evaluateRules(terminal(command), more, context)).decision;
+
+    it.each([
+      'shuf /etc/shadow',
+      'look root /etc/shadow',
+      'bat ~/.ssh/id_rsa',
+      'hexyl ~/.ssh/id_rsa',
+      'gzip -c ~/.ssh/id_rsa',
+      'gzip -k ~/.bashrc',
+      'xz -dc ../other/x.xz',
+      'zstd -c ~/.ssh/id_rsa',
+      'zip - ~/.ssh/id_rsa',
+      'zip -r keys.zip ~/.ssh',
+      'unzip -p ../other/x.zip',
+      '7z a keys.7z ~/.ssh',
+      'split -b 1k ~/.ssh/id_rsa part',
+      'uuencode ~/.ssh/id_rsa key',
+      'ugrep -r key ~/.aws',
+      'bzgrep key /var/backups/x.bz2',
+      'colordiff ~/.ssh/id_rsa README.md',
+      'dd if=/etc/shadow',
+      'dd if=~/.ssh/id_rsa of=key',
+      'dd if=$HOME/.ssh/id_rsa',
+      'dd bs=1 if=../other/.env',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each(['shuf -n 1 words.txt', 'bat README.md', 'gzip -c build/app.js', 'zip -r out.zip src', 'unzip -l dist.zip', 'split -b 1k big.log part', 'ugrep -rn TODO src', 'dd if=data.bin bs=1 count=4', 'dd if=data.bin of=/dev/null'])(
+      'allows %j',
+      async (command) => {
+        expect(await judge(command)).toBe('allow');
+      },
+    );
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });

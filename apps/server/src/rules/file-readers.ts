@@ -4,13 +4,27 @@ import type { ShellWord } from './shell-word';
 
 /**
  * Programs that print what the files they are named hold, or enough of it to rebuild it (a dump, a diff, the lines
- * that match). `ls`, `wc`, `stat` and the checksums show names, sizes and hashes only, and stay covered wherever.
+ * that match, the file packed, compressed or encoded), or copy it into pieces or an archive the file tools then read.
+ * `ls`, `wc`, `stat` and the checksums show names, sizes and hashes only, and stay covered wherever. sed, awk and their
+ * kin are not here: they run what their script says (`e`, `system()`), so an allow rule for one names the whole call.
  */
 const FILE_READERS = new Set([
   'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'pr', 'fold', 'fmt', 'cut', 'paste', 'column', 'expand', 'unexpand', 'rev',
   'sort', 'uniq', 'comm', 'join', 'diff', 'sdiff', 'diff3', 'cmp', 'od', 'xxd', 'hexdump', 'hd', 'strings', 'base64', 'base32',
   'basenc', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'zcat', 'zgrep', 'zless', 'zmore', 'bzcat', 'xzcat', 'zstdcat', 'iconv',
+  // Found in review: these printed or packed a file outside under a rule for their name.
+  'shuf', 'look', 'tsort', 'ptx', 'bat', 'batcat', 'hexyl', 'uuencode', 'uudecode', 'split', 'csplit', 'xmllint', 'pdftotext',
+  'ugrep', 'ack', 'ack-grep', 'colordiff', 'wdiff', 'zdiff', 'zcmp', 'zegrep', 'zfgrep', 'bzgrep', 'bzegrep', 'bzfgrep',
+  'bzdiff', 'bzcmp', 'bzless', 'bzmore', 'xzgrep', 'xzegrep', 'xzfgrep', 'xzdiff', 'xzcmp', 'xzless', 'xzmore', 'lzcat',
+  'lzgrep', 'lzless', 'lzmore', 'zstdgrep', 'zstdless', 'gzip', 'gunzip', 'pigz', 'unpigz', 'bzip2', 'bunzip2', 'xz', 'unxz',
+  'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'brotli', 'zip', 'unzip', 'zipgrep', '7z', '7za', '7zr', 'ar',
 ]);
+
+/**
+ * Programs that name the file they read in an operand of their own grammar, `name=FILE`, and whose other words are no
+ * path: dd reads `if=` (`dd if=~/.ssh/id_rsa` prints it).
+ */
+const ASSIGNED_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([['dd', ['if=']]]);
 
 /**
  * Whether a program that prints the files it is named may read one outside the workspace (`cat ~/.ssh/id_rsa`,
@@ -20,14 +34,24 @@ const FILE_READERS = new Set([
  * too; a word that may become any text may become such a path.
  */
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
-  if (!FILE_READERS.has(name)) return false;
+  const assigned = ASSIGNED_INPUTS.get(name);
+  if (!FILE_READERS.has(name) && assigned === undefined) return false;
   // Paths as they are now: a command before it on the line that may have changed the file system (`npm test | tail
   // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
   const asNow = { ...facts, fileSystemChanged: false };
+  if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
   return words.some((word) => {
     if (facts.anything(word)) return true;
     if (word.kind !== 'literal' || !word.value.startsWith('-')) return sourceMayLeadAway(word, asNow);
     const equals = word.value.indexOf('=');
     return equals !== -1 && sourceMayLeadAway({ kind: 'literal', value: word.value.slice(equals + 1) }, asNow);
   });
+}
+
+/** Whether `word` is the operand `operand…` (`if=…`) and its value may lie outside the workspace. */
+function assignedMayLeadAway(word: ShellWord, operand: string, facts: PathFacts): boolean {
+  const text = word.kind === 'literal' ? word.value : word.text;
+  if (!text.startsWith(operand)) return false;
+  const value = text.slice(operand.length);
+  return sourceMayLeadAway(word.kind === 'literal' ? { kind: 'literal', value } : { ...word, text: value }, facts);
 }
