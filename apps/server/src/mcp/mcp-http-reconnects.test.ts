@@ -77,6 +77,33 @@ describe('a Streamable HTTP server whose event stream ends at once, asking for n
     await expect(sized?.execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
   });
+
+  // Found in review: a stream that brought two events brought the delay back to the floor, so a server that put two
+  // events in each stream (a priming event and a notification) had it reopened every second for as long as it ran.
+  test('with two events in each, is opened again later each time all the same: only a stream that lasted brings the floor back', async () => {
+    const clock = manualClock();
+    const gets: number[] = [];
+    const notification = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } });
+    await using remote = await httpMcpServer({
+      json: true,
+      tools: sizedTool,
+      route: (request, response) => {
+        if (request.method !== 'GET') return false;
+        gets.push(clock.now());
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: e${gets.length}\nretry: 0\ndata: \n\nid: f${gets.length}\ndata: ${notification}\n\n`);
+        return true;
+      },
+    });
+    await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined }, clock });
+    await mcp.start();
+    for (const delay of [MIN_STREAM_REOPEN_DELAY_MS, 2_000, 4_000, 8_000]) {
+      await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + delay]), { timeout: 20_000 });
+      clock.advance(delay);
+    }
+    await vi.waitFor(() => expect(gets).toHaveLength(5), { timeout: 20_000 });
+    expect(gets).toStrictEqual([0, 1_000, 3_000, 7_000, 15_000]);
+    expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
+  });
 });
 
 describe('a Streamable HTTP server that has the client poll: each stream ends after an event id', () => {

@@ -3,7 +3,7 @@ import { clockDelay, SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 
 /** The least time between the end of an event stream the SDK opens with GET and its next GET, in ms. */
 export const MIN_STREAM_REOPEN_DELAY_MS = 1000;
-/** The most that time grows to while the server's streams end soon with at most one event in each, in ms. */
+/** The most that time grows to while the server's streams end soon, in ms. */
 export const MAX_STREAM_REOPEN_DELAY_MS = 30_000;
 /** Event streams in a row that may end soon after they were opened with nothing in them; the next one is not opened. */
 export const MAX_EMPTY_STREAMS_IN_A_ROW = 10;
@@ -42,22 +42,24 @@ export interface StreamReopenOptions {
  * MIN_STREAM_REOPEN_DELAY_MS after the last stream ended, and once MAX_EMPTY_STREAMS_IN_A_ROW streams ended within
  * SHORT_STREAM_MS with no `data` or `id` field in them, `onStorm` is called and no GET is made any more. A stream that
  * lasted, or brought an event, starts the count again: a server behind a proxy that ends idle streams, or one that has
- * the client poll (an event id, then the end), is reopened as before. While streams end soon with one event each (an
- * idle server that has the client poll, or one that sends an event a stream for ever), the delay doubles after each
- * from the second, up to MAX_STREAM_REOPEN_DELAY_MS; a stream that lasted, or brought two events or more, brings it back to the floor,
- * and while a request of Airlock's waits for its answer (`awaitingAnswer`) the floor is the delay.
+ * the client poll (an event id, then the end), is reopened as before. While streams end soon with events in them (an
+ * idle server that has the client poll, or one that sends events a stream for ever), the delay doubles after each
+ * from the second, up to MAX_STREAM_REOPEN_DELAY_MS, however many events each brought: a stream that brought two
+ * brought the delay back to the floor, so a server putting two in each had its stream reopened every second for as
+ * long as it ran (found in review). Only a stream that lasted brings it back to the floor, and while a request of
+ * Airlock's waits for its answer (`awaitingAnswer`) the floor is the delay.
  */
 export function streamReopenFetch(baseFetch: FetchLike, { onStorm, awaitingAnswer = () => false, clock = SYSTEM_CLOCK }: StreamReopenOptions): FetchLike {
   let lastEnd: number | undefined;
-  /** Streams in a row that ended soon with one event (or one field) in them, as many as make the delay its most. */
+  /** Streams in a row that ended soon with an event (or a field) in them, as many as make the delay its most. */
   let thinInARow = 0;
   let emptyInARow = 0;
   let stormed = false;
-  const ended = (openedAt: number, { fields, events }: StreamContent) => {
+  const ended = (openedAt: number, { fields }: StreamContent) => {
     const now = clock.now();
     lastEnd = now;
     const short = now - openedAt < SHORT_STREAM_MS;
-    if (!short || events > 1) thinInARow = 0;
+    if (!short) thinInARow = 0;
     else if (fields) thinInARow = Math.min(thinInARow + 1, MOST_DOUBLINGS + 1);
     emptyInARow = short && !fields ? emptyInARow + 1 : 0;
     if (emptyInARow < MAX_EMPTY_STREAMS_IN_A_ROW || stormed) return;
@@ -77,10 +79,9 @@ export function streamReopenFetch(baseFetch: FetchLike, { onStorm, awaitingAnswe
   };
 }
 
-/** What an event stream held: whether a line of it was a `data` or `id` field, and the events such fields made (at most 2 counted). */
+/** What an event stream held: whether a line of it was a `data` or `id` field. */
 interface StreamContent {
   fields: boolean;
-  events: number;
 }
 
 /** `source`, passed on as it is; `onEnd` is told when it ends or fails (not when its reader cancels it) and what it held. */
@@ -118,34 +119,25 @@ const LONGEST_NAME = Math.max(...NAMES.map((name) => name.length));
 
 /**
  * Reads an event stream (LF line ends, as `lfLineEndsFetch` makes them) chunk by chunk: whether a line so far was a
- * `data` or `id` field, and how many events such fields made (each ended by a blank line), counted up to 2. A comment,
- * a `retry` and any other field is nothing.
+ * `data` or `id` field. A comment, a `retry` and any other field is nothing.
  */
 function contentOf(): { held: StreamContent; read(chunk: Uint8Array): void } {
-  const held: StreamContent = { fields: false, events: 0 };
+  const held: StreamContent = { fields: false };
   const name: number[] = [];
   let inValue = false;
-  let inEvent = false;
   const isContent = () => NAMES.some((known) => known.length === name.length && known.every((byte, index) => name[index] === byte));
-  const field = () => {
-    held.fields = true;
-    inEvent = true;
-  };
   return {
     held,
     read: (chunk) => {
-      for (let index = 0; index < chunk.length && held.events < 2; index += 1) {
+      for (let index = 0; index < chunk.length && !held.fields; index += 1) {
         const byte = chunk[index]!;
         if (byte === LF) {
-          if (!inValue && name.length === 0 && inEvent) {
-            held.events += 1;
-            inEvent = false;
-          } else if (!inValue && isContent()) field();
+          if (!inValue && isContent()) held.fields = true;
           name.length = 0;
           inValue = false;
         } else if (inValue) continue;
         else if (byte === COLON) {
-          if (isContent()) field();
+          if (isContent()) held.fields = true;
           inValue = true;
         } else if (name.length <= LONGEST_NAME) name.push(byte);
       }
