@@ -9,8 +9,9 @@ export class ModelAnswerTooLargeError extends Error {
 
 /**
  * An error a model server sent as an `error` field in place of `data` (`error: {"code":400,"message":"…"}`, as
- * a common local server did through 2025 when a request outgrew the context): the client reads no such field, and the
- * turn ended as cut off, the reason lost. `body` is the field's value, its JSON read when it is JSON.
+ * a common local server did through 2025 when a request outgrew the context), or as an event of the type `error`: the
+ * client reads no such field, nor such an event as an error, and the turn ended as cut off, the reason lost. `body` is
+ * the field's value (the event's data), its JSON read when it is JSON.
  */
 export class ModelServerErrorEvent extends Error {
   override readonly name = 'ModelServerErrorEvent';
@@ -104,8 +105,8 @@ async function sniffedBody(body: ReadableStream<Uint8Array>): Promise<{ whole: b
  * no blank line between held the server's thread for 37 s, and 1 MiB of empty events (`:\n\n`) for 3.4 s, each of its
  * pieces over a second at once. Given one whole event at a time it holds nothing between pieces. What is held of an
  * event is kept in pieces and joined once; an event past `maxBytes`, or a line of one, fails the stream. An event
- * without data is not passed on (`hasData`), nor is a ping event (`isPingEvent`). The stream ends with its `[DONE]`
- * event, the connection let go: the client reads nothing after it, and a server that kept the connection open past it
+ * without data is not passed on (`hasData`), nor is a ping event (`isEventOfType`); an error event fails the stream.
+ * The stream ends with its `[DONE]` event, the connection let go: the client reads nothing after it, and a server that kept the connection open past it
  * held the whole answer, its calls, until the idle limit ended the turn in an error.
  */
 function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
@@ -141,10 +142,11 @@ function wholeEvents(maxBytes: number): TransformStream<Uint8Array, Uint8Array> 
         if (ends) {
           if (heldBytes + at + 1 - start > maxBytes) return controller.error(tooLarge('an event'));
           const event = join(chunk.subarray(start, at + 1));
-          if (isPingEvent(event)) {
+          if (isEventOfType(event, PING)) {
             // A keep-alive, passed on no more than a comment is.
-          } else if (hasData(event)) controller.enqueue(event);
-          else if (hasField(event, ERROR)) return controller.error(new ModelServerErrorEvent(errorFieldValue(event)));
+          } else if (isEventOfType(event, ERROR)) return controller.error(new ModelServerErrorEvent(fieldValue(event, 'data')));
+          else if (hasData(event)) controller.enqueue(event);
+          else if (hasField(event, ERROR)) return controller.error(new ModelServerErrorEvent(fieldValue(event, 'error')));
           if (isDoneEvent(event)) return controller.terminate();
           start = at + 1;
           back1 = back2 = back3 = -1;
@@ -196,12 +198,14 @@ function hasData(event: Uint8Array): boolean {
 const PING = [0x70, 0x69, 0x6e, 0x67];
 
 /**
- * Whether an event is of the type `ping`, a keep-alive: servers built on a common Python event-stream library sent one
- * every 15 s by default (`event: ping`, its data the time) until it sent comments instead. The client reads an event of any type but
- * `thread.*` as a chunk, so the first ping, sent while a long prompt was read, ended the turn as a malformed chunk.
- * An event's type is its last `event` field's value.
+ * Whether an event is of the type `expected`, its last `event` field's value. An event of the type `ping` is a
+ * keep-alive: servers built on a common Python event-stream library sent one every 15 s by default (`event: ping`, its
+ * data the time) until it sent comments instead. The client reads an event of any type but `thread.*` as a chunk, so
+ * the first ping, sent while a long prompt was read, ended the turn as a malformed chunk. An event of the type `error`
+ * is the server's report of a failure, its data the error: read as a chunk it held nothing, so the turn ended as cut
+ * off with the server's words lost, or, sent after a finish, its calls were run.
  */
-function isPingEvent(event: Uint8Array): boolean {
+function isEventOfType(event: Uint8Array, expected: readonly number[]): boolean {
   let type: { start: number; end: number } | undefined;
   let lineStart = 0;
   for (let at = 0; at <= event.byteLength; at++) {
@@ -214,7 +218,7 @@ function isPingEvent(event: Uint8Array): boolean {
     }
     lineStart = at + 1;
   }
-  return type !== undefined && type.end - type.start === PING.length && PING.every((expected, i) => event[type.start + i] === expected);
+  return type !== undefined && type.end - type.start === expected.length && expected.every((byte, i) => event[type.start + i] === byte);
 }
 
 const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];
@@ -278,10 +282,10 @@ function fieldLineAt(event: Uint8Array, names: readonly (readonly number[])[]): 
   return -1;
 }
 
-/** The value of the event's first `error` field: its JSON, or its text when it is not JSON. */
-function errorFieldValue(event: Uint8Array): unknown {
-  const line = new TextDecoder().decode(event).split(/\r\n|\r|\n/).find((text) => /^error(:|$)/.test(text)) ?? '';
-  const value = line.slice('error'.length).replace(/^: ?/, '');
+/** The value of the event's field `name`, its lines joined as an event's data is: its JSON, or its text when it is not JSON. */
+function fieldValue(event: Uint8Array, name: 'data' | 'error'): unknown {
+  const lines = new TextDecoder().decode(event).split(/\r\n|\r|\n/).filter((text) => text === name || text.startsWith(`${name}:`));
+  const value = lines.map((line) => line.slice(name.length).replace(/^: ?/, '')).join('\n');
   try {
     return JSON.parse(value) as unknown;
   } catch {

@@ -838,6 +838,25 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('ends the turn with the server’s words when it sends an event of the type error, its data JSON or text, running nothing of the calls before it', async () => {
+      const wholeCall = `${call(0, 'call_a', 'terminal', '{"command":"ls"}')}\n\n${chunk({}, 'tool_calls')}\n\n`;
+      const cases = [
+        { event: 'event: error\ndata: {"message":"the model is overloaded","code":529}\n\n', said: 'the model is overloaded' },
+        { event: 'event: error\r\ndata: upstream timed out\r\ndata: after 60 s\r\n\r\n', said: 'upstream timed out\nafter 60 s' },
+      ];
+      for (const { event, said } of cases) {
+        const server = await rawServer([`${chunk({ content: 'Listing.' })}\n\n${wholeCall}`, event, 'data: [DONE]\n\n']);
+        try {
+          const parts: ModelPart[] = [];
+          const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
+          expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Listing.' }]);
+          expect(error.message).toBe(`llama.cpp: the model server at ${server.url} reported an error mid-answer: ${said}`);
+        } finally {
+          await server.close();
+        }
+      }
+    });
+
     it('ends the turn with the server’s words when it sends an error as a chunk mid-answer, flat or nested, running nothing of the calls before it', async () => {
       // vLLM sends `{"object":"error",…}` (the newer `{"error":{…}}`) as a chunk when generation fails, then [DONE].
       const flat = (message: string) => `data: ${JSON.stringify({ object: 'error', message, type: 'InternalServerError', param: null, code: 500 })}\n\n`;
