@@ -1,8 +1,10 @@
 import { ConcurrencyLimit, type ChatRequest, type ModelPart } from '@airlock/core';
+import { deferred } from '@airlock/core/testing';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { manualClock } from '../mcp/fixtures/manual-clock';
 import { toModelError } from './model-server-errors';
 import { OpenAIChunkReader } from './openai-chunk-reader';
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from './openai-compatible-model';
@@ -14,7 +16,7 @@ function textChunk(text: string): string {
   return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
 }
 
-/** A model server run by `answer`; it records whether each request's connection was closed. */
+/** A model server run by `answer`; it records whether each request's connection was closed, and counts the pieces it trickled. */
 async function startModelServer(answer: (response: ServerResponse, request: IncomingMessage) => void) {
   const connections: { closed: boolean }[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -26,12 +28,17 @@ async function startModelServer(answer: (response: ServerResponse, request: Inco
     request.on('end', () => answer(response, request));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const started = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     connections,
+    /** Pieces trickled so far, over every connection. */
+    trickled: 0,
     /** Writes `piece` every few ms until the connection closes: a server that trickles. */
     trickle(response: ServerResponse, piece: () => string) {
-      const timer = setInterval(() => response.write(piece()), 10);
+      const timer = setInterval(() => {
+        response.write(piece());
+        started.trickled++;
+      }, 10);
       timers.add(timer);
       response.on('close', () => clearInterval(timer));
     },
@@ -41,6 +48,7 @@ async function startModelServer(answer: (response: ServerResponse, request: Inco
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return started;
 }
 
 function eventStream(response: ServerResponse): void {
@@ -48,6 +56,17 @@ function eventStream(response: ServerResponse): void {
   response.flushHeaders();
 }
 
+/** Node's fetch, resolving `answered` once a response's headers have arrived. */
+function fetchTelling(answered: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    answered();
+    return response;
+  };
+}
+
+// Each limit is counted on a clock the test moves, once the server has got as far as the test needs: no limit runs
+// out on a machine's time, and none runs out before what it is to follow has happened.
 describe('OpenAICompatibleModel time limits', () => {
   let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
   const model = (options: Partial<OpenAICompatibleModelOptions>) => new OpenAICompatibleModel({ baseURL: server!.url, model: 'm', label: 'llama.cpp', ...options });
@@ -64,9 +83,12 @@ describe('OpenAICompatibleModel time limits', () => {
     });
     const requests = new ConcurrencyLimit(1);
     const parts: ModelPart[] = [];
+    const clock = manualClock();
 
-    // Long enough for pieces to arrive on a loaded machine (one every 10 ms), far below the idle limit.
-    const error = await failure(model({ turnTimeoutMs: 2000, idleTimeoutMs: 30_000, requests }).stream(hello, new AbortController().signal), parts);
+    const failed = failure(model({ turnTimeoutMs: 2000, idleTimeoutMs: 30_000, requests, clock }).stream(hello, new AbortController().signal), parts);
+    await vi.waitFor(() => expect(parts.length).toBeGreaterThan(0));
+    clock.advance(2000);
+    const error = await failed;
 
     expect(error.message).toBe(
       `llama.cpp: the model server at ${server.url} was still answering after 2000 ms, the most one turn may take; the turn was stopped ` +
@@ -84,8 +106,17 @@ describe('OpenAICompatibleModel time limits', () => {
       server!.trickle(response, () => ': keep-alive\n\n');
     });
     const parts: ModelPart[] = [];
+    const clock = manualClock();
 
-    const error = await failure(model({ idleTimeoutMs: 200, turnTimeoutMs: 60_000 }).stream(hello, new AbortController().signal), parts);
+    const failed = failure(model({ idleTimeoutMs: 200, turnTimeoutMs: 60_000, clock }).stream(hello, new AbortController().signal), parts);
+    await vi.waitFor(() => expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Hel' }]));
+    // Comments come all through the limit.
+    await vi.waitFor(() => expect(server!.trickled).toBeGreaterThanOrEqual(3));
+    clock.advance(100);
+    const sent = server.trickled;
+    await vi.waitFor(() => expect(server!.trickled).toBeGreaterThanOrEqual(sent + 3));
+    clock.advance(100);
+    const error = await failed;
 
     expect(error.message).toBe(
       `llama.cpp: the model server at ${server.url} sent no further part of the answer for 200 ms; the turn was stopped ` +
@@ -100,8 +131,13 @@ describe('OpenAICompatibleModel time limits', () => {
       eventStream(response);
       response.write(textChunk('Hel'));
     });
+    const parts: ModelPart[] = [];
+    const clock = manualClock();
 
-    const error = await failure(model({ idleTimeoutMs: 200 }).stream(hello, new AbortController().signal));
+    const failed = failure(model({ idleTimeoutMs: 200, clock }).stream(hello, new AbortController().signal), parts);
+    await vi.waitFor(() => expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Hel' }]));
+    clock.advance(200);
+    const error = await failed;
 
     expect(error.message).toBe(
       `llama.cpp: the model server at ${server.url} sent no further part of the answer for 200 ms; the turn was stopped ` +
@@ -115,13 +151,22 @@ describe('OpenAICompatibleModel time limits', () => {
       eventStream(response);
       server!.trickle(response, () => ': loading model\n\n');
     });
+    const answered = deferred();
+    const clock = manualClock();
 
-    // A request limit long enough for the headers to come first on a loaded machine: with 300 ms, a clean clone once
-    // gave up before connecting, which tested nothing of the keep-alives.
-    const error = await failure(model({ requestTimeoutMs: 1_500, idleTimeoutMs: 20 }).stream(hello, new AbortController().signal));
+    // Its own fetch, so that the test knows when the headers are in: no time limit of the HTTP client's own besides.
+    const failed = failure(model({ requestTimeoutMs: 60_000, idleTimeoutMs: 20, clock, fetch: fetchTelling(answered.resolve) }).stream(hello, new AbortController().signal));
+    await answered.promise;
+    await vi.waitFor(() => expect(server!.trickled).toBeGreaterThanOrEqual(3));
+    // Past the idle limit, many times over, with keep-alives arriving: still waiting for the first piece.
+    for (let step = 0; step < 10; step++) clock.advance(20);
+    const sent = server.trickled;
+    await vi.waitFor(() => expect(server!.trickled).toBeGreaterThanOrEqual(sent + 3));
+    clock.advance(60_000 - 200);
+    const error = await failed;
 
     expect(error.message).toBe(
-      `llama.cpp: the model server at ${server.url} did not start answering within 1500 ms; the turn was stopped ` +
+      `llama.cpp: the model server at ${server.url} did not start answering within 60 s; the turn was stopped ` +
         `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
     );
     await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
@@ -130,13 +175,16 @@ describe('OpenAICompatibleModel time limits', () => {
   it('stops a server that never sends its headers at the request limit, naming it', async () => {
     server = await startModelServer(() => undefined);
     const requests = new ConcurrencyLimit(1);
+    const clock = manualClock();
 
-    // A limit long enough for the connection to be made first on a loaded machine (with 200 ms, two clean clones at
-    // once once gave up before connecting, and the test found no connection to see closed).
-    const error = await failure(model({ requestTimeoutMs: 1_500, requests }).stream(hello, new AbortController().signal));
+    // A limit the HTTP client's own timers, on the machine's time, cannot reach first while the test runs.
+    const failed = failure(model({ requestTimeoutMs: 60_000, requests, clock }).stream(hello, new AbortController().signal));
+    await vi.waitFor(() => expect(server!.connections).toHaveLength(1));
+    clock.advance(60_000);
+    const error = await failed;
 
     expect(error.message).toBe(
-      `llama.cpp: the model server at ${server.url} did not start answering within 1500 ms; the turn was stopped ` +
+      `llama.cpp: the model server at ${server.url} did not start answering within 60 s; the turn was stopped ` +
         `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
     );
     expect(requests.size).toBe(0);

@@ -2,6 +2,7 @@ import { ConcurrencyLimit, isPlainObject, ModelError, type ChatModel, type ChatR
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
+import { SYSTEM_CLOCK, type Clock } from '../clock';
 import { loopbackPinFor, type LookupFunction, type LoopbackPin } from '../http/loopback-name';
 import { displayURL } from './display-url';
 import { isWholeAnswer, lineAlignedFetch } from './line-aligned-fetch';
@@ -34,6 +35,8 @@ export interface OpenAICompatibleModelOptions {
   idleTimeoutMs?: number;
   /** How long one turn may stream in all, in ms, from sending the request. Default 2 hours. */
   turnTimeoutMs?: number;
+  /** The clock the three limits above are counted on. Default the system's; a test's own, to move. */
+  clock?: Clock;
   /** Provider label used in the model's name and in error messages. Default "OpenAI-compatible". */
   label?: string;
   /** Extra fields for every request body (sampling settings a server understands); they cannot replace the fields set here. Default none. */
@@ -71,6 +74,7 @@ export class OpenAICompatibleModel implements ChatModel {
   private readonly label: string;
   private readonly apiKey: string | undefined;
   private readonly limits: Readonly<Record<ModelTimeLimit, number>>;
+  private readonly clock: Clock;
   private readonly extraBody: Record<string, unknown>;
   private readonly client: ModelServerClient;
   private readonly requests: ConcurrencyLimit;
@@ -88,6 +92,7 @@ export class OpenAICompatibleModel implements ChatModel {
     const request = milliseconds(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
     const idle = milliseconds(options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
     this.limits = { request, idle, turn: milliseconds(options.turnTimeoutMs, DEFAULT_TURN_TIMEOUT_MS) };
+    this.clock = options.clock ?? SYSTEM_CLOCK;
     this.extraBody = options.extraBody ?? {};
     this.client = new ModelServerClient({
       baseURL: options.baseURL,
@@ -171,8 +176,8 @@ export class OpenAICompatibleModel implements ChatModel {
       expired ??= limit;
       limited.abort();
     };
-    const turnTimer = setTimeout(expire('turn'), this.limits.turn);
-    let progressTimer = setTimeout(expire('request'), this.limits.request);
+    const cancelTurnTimer = this.clock.after(this.limits.turn, expire('turn'));
+    let cancelProgressTimer = this.clock.after(this.limits.request, expire('request'));
     const timedOut = (cause?: unknown) => timeLimitError(expired!, this.limits[expired!], { provider: this.label, baseURL: this.baseURL }, cause);
     try {
       const { data: chunks, response } = await this.send(body, AbortSignal.any([signal, limited.signal]));
@@ -195,8 +200,8 @@ export class OpenAICompatibleModel implements ChatModel {
           const parts = reader.push(chunk);
           // Only a piece of the answer counts: a server sending empty chunks or comments is still stalled.
           if (reader.progress !== progress) {
-            clearTimeout(progressTimer);
-            progressTimer = setTimeout(expire('idle'), this.limits.idle);
+            cancelProgressTimer();
+            cancelProgressTimer = this.clock.after(this.limits.idle, expire('idle'));
           }
           yield* parts;
         }
@@ -206,8 +211,8 @@ export class OpenAICompatibleModel implements ChatModel {
       if (expired !== undefined) throw timedOut(error);
       throw toModelError(error, { provider: this.label, baseURL: this.baseURL, apiKey: this.apiKey, limits: this.limits, midStream, progressed: reader.progress > 0 });
     } finally {
-      clearTimeout(turnTimer);
-      clearTimeout(progressTimer);
+      cancelTurnTimer();
+      cancelProgressTimer();
     }
     // The client ends quietly on abort; the caller asked for it, so no error and no finish part.
     if (signal.aborted) return;
