@@ -250,6 +250,36 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('convert in.png out.jpg', [prefix('convert in.png out.jpg', { exact: true })])).toBe('allow');
   });
 
+  it('awk and sed under other names, and Miller, whose scripts run a command, are exact-only (found in review)', async () => {
+    // `goawk 'BEGIN{system("touch PWNED")}'` ran `touch` under a rule for `goawk`, as `mlr -n put 'end{system(…)}'` under
+    // one for `mlr`: awk's and sed's own names were exact-only, these were not.
+    for (const [name, line] of [
+      ['goawk', `goawk 'BEGIN{system("touch PWNED")}'`],
+      ['frawk', `frawk 'BEGIN{system("touch PWNED")}'`],
+      ['original-awk', `original-awk 'BEGIN{system("touch PWNED")}'`],
+      ['bioawk', `bioawk 'BEGIN{system("touch PWNED")}'`],
+      ['ssed', "ssed 'e touch PWNED' x"],
+      ['psed', "psed 'r /etc/shadow' x"],
+      ['mlr', `mlr -n put 'end{system("touch PWNED")}'`],
+      ['goawk', "goawk '{print}' /etc/shadow"],
+    ] as const) {
+      expect(isExactOnlyCommand(name), name).toBe(true);
+      expect(() => prefix(name), name).toThrow(/must be exact/);
+      expect(await decided(line, [{ ...prefix('ls'), match: { kind: 'command-prefix', tokens: [name], exact: false } }]), line).toBe('ask');
+    }
+    expect(await decided('mlr --icsv --opprint cat data.csv', [prefix('mlr --icsv --opprint cat data.csv', { exact: true })])).toBe('allow');
+  });
+
+  it('sed and awk printing a file outside the workspace are asked about under the rules that cover their calls inside it', async () => {
+    // An allow rule for sed or awk is exact: one for a call in the workspace covers that call and no other.
+    const rules = [prefix('sed -n p README.md', { exact: true }), prefix('awk 1 README.md', { exact: true }), prefix('sed -i s/a/b/ src/x.ts', { exact: true }), prefix('awk -f prog.awk data.txt', { exact: true })];
+    for (const line of ['sed -n p /etc/shadow', "awk '{print}' ~/.ssh/id_rsa", 'awk 1 /etc/shadow', 'sed -i s/a/b/ ../other/x.ts', 'awk -f prog.awk /etc/shadow', 'awk -f /tmp/x.awk data.txt', "sed -n 'r /etc/shadow' README.md"]) {
+      expect(await decided(line, rules), line).toBe('ask');
+    }
+    expect(await decided('sed -n p README.md', rules)).toBe('allow');
+    expect(await decided('awk -f prog.awk data.txt', rules)).toBe('allow');
+  });
+
   it('options through which split, sdiff, diff3, netcat, aria2c, rake, just and latexmk run a command (found in review)', async () => {
     // `split --filter='touch PWNED' x` and `sdiff --diff-program=./x a b` ran the command under a rule for the program.
     for (const [token, line] of [
