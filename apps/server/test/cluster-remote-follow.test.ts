@@ -3,7 +3,8 @@ import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel } from '@airlock/core/testing';
 import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/store';
-import { openTestDatabase, probeTestDatabase } from './support/postgres';
+import { escapeIdentifier } from 'pg';
+import { openTestDatabase, probeTestDatabase, withClient } from './support/postgres';
 
 const postgres = await probeTestDatabase();
 if (!postgres.available) console.warn(`Skipping the test of following a run another instance owns: ${postgres.reason}`);
@@ -82,5 +83,44 @@ describe.skipIf(!postgres.available)('following a run another instance owns', { 
     expect(reads.reduce((sum, read) => sum + read.events, 0)).toBe(written.length);
     expect(Math.max(...reads.map((read) => read.events))).toBeLessThanOrEqual(PAGE.events);
     expect(Math.max(...reads.filter((read) => read.events > 1).map((read) => read.chars))).toBeLessThanOrEqual(PAGE.chars);
+  });
+
+  it('leaves out an event whose stored record is damaged: a status naming it takes its seq, the events after it follow, and the log says it', async () => {
+    await using db = await openTestDatabase();
+    const owner = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: 'a', leaseMs: 600_000, log: () => {} });
+    await using _owner = { [Symbol.asyncDispose]: () => owner.close() };
+    await owner.createSession({ sessionId: 's1', title: 'damaged', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r1' });
+    await owner.createRun({ runId: 'r1', sessionId: 's1', options: {}, startedAt: 1, endedAt: null, endReason: null }, 'a');
+    const written: LoopEvent[] = [];
+    const write = async (events: LoopEvent[]) => {
+      const from = written.length;
+      written.push(...events);
+      await owner.appendEvents(events.map((event, index) => ({ runId: 'r1', sessionId: 's1', seq: from + index + 1, event, at: 1, fence: 1 })));
+    };
+    await write([{ type: 'run-start', runId: 'r1', sessionId: 's1' }, delta(2), delta(3)]);
+    await withClient(async (client) => {
+      await client.query(`UPDATE ${escapeIdentifier(db.schema)}.events SET json = '{"type":"text-delta","text":5}' WHERE run_id = 'r1' AND seq = 2`);
+    });
+
+    const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: 'b', leaseMs: 600_000, log: () => {} });
+    await using _store = { [Symbol.asyncDispose]: () => store.close() };
+    const logged: string[] = [];
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store, cluster: store, log: (line) => logged.push(line) });
+    await using _chat = { [Symbol.asyncDispose]: () => chat.shutdown() };
+    await chat.open();
+    expect(await chat.attachable('s1', 'r1')).toBe(true);
+    await using follower = chat.follow('s1', 'r1', 0, (id, event) => ({ id, event }));
+    await write([delta(4), { type: 'run-end', runId: 'r1', reason: 'done' }]);
+    const seen: { id: string; event: LoopEvent }[] = [];
+    for (let next = await follower.next(); next.done !== true; next = await follower.next()) seen.push(next.value);
+
+    const record = 'an event of run r1: text: Invalid input: expected string, received number';
+    expect(seen.map(({ id }) => id)).toStrictEqual(written.map((_, index) => `r1:${index + 1}`));
+    expect(seen.map(({ event }) => event)).toStrictEqual([
+      written[0],
+      { type: 'status', text: `A stored event of this run is damaged (${record}): left out of what is shown here, and left as stored.` },
+      ...written.slice(2),
+    ]);
+    expect(logged).toStrictEqual([`Run r1 of chat s1, followed here: a stored event of it is damaged (${record}): left out of what its clients here are shown, and left as stored.`]);
   });
 });

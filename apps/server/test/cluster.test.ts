@@ -705,6 +705,42 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(record).toMatchObject({ decision: 'allow', outcome: 'interrupted' });
   });
 
+  it('a run followed here with a stored event left out as damaged (its running call\'s allow) is set aside when taken over, as a restart would: the call is interrupted, never run again', async () => {
+    const db = await cleanups.database();
+    const started: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = defineTool({
+      name: 'echo',
+      description: 'Echoes its text, slowly.',
+      parameters: z.object({ text: z.string() }),
+      annotations: { executesCode: false, readOnly: true },
+      execute: async ({ text }, { signal }) => {
+        started.push(text);
+        await Promise.race([held, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        return `echo: ${text}`;
+      },
+    });
+    const a = await instance(db, 'a', slow, 300);
+    const b = await instance(db, 'b', slow, 300);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'once');
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
+    await expect.poll(() => started).toStrictEqual(['once']);
+    await withClient(async (client) => {
+      const damaged = await client.query(`UPDATE "${db.schema}".events SET json = json::jsonb || '{"decision":"allox"}' WHERE run_id = 'r1' AND json::jsonb->>'type' = 'tool-decision'`);
+      expect(damaged.rowCount).toBe(1);
+    });
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until((event) => event.type === 'status' && event.text.startsWith('A stored event of this run is damaged (an event of run r1: decision: '));
+    await a.crash();
+    release();
+    const end = await onB.until(isEnd);
+    expect(end).toMatchObject({ type: 'run-end', reason: 'error', error: expect.stringMatching(/^A stored record of this run is damaged \(an event of run r1: decision: .+\): the run was set aside at the start/) });
+    expect(started).toStrictEqual(['once']);
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ decision: 'allow', outcome: 'interrupted' });
+  });
+
   it('an old owner that comes back after its run was taken over is fenced: it writes nothing, and the call runs once', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -48,6 +48,7 @@ import type { RuleDraft } from './rules/rule';
 import { EventLog, eventSize, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
+import { followedEventPage } from './followed-event-page';
 import { leftOutText, withoutStrayResults } from './left-out-messages';
 import { StoreUnavailableError } from './store-unavailable-error';
 import { turnedOffTools } from './tool-settings';
@@ -310,6 +311,11 @@ interface Run {
   stopUnstored: boolean;
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
   reading: boolean;
+  /**
+   * Followed from the store: the first of its stored events left out as damaged (see followedEventPage), the record
+   * and why. Should this instance take the run over, it is set aside for it, as a restart would, not resumed without it.
+   */
+  leftOutEvent?: string;
   readAgain: boolean;
   /** The last seq its owner announced as written (Infinity: unknown, read to the end); see readRemoteEvents. */
   readTo: number;
@@ -1688,7 +1694,7 @@ export class ChatService {
       do {
         run.readAgain = false;
         if (run.log.size < run.readTo) {
-          for await (const page of this.storedPages(run.runId, run.log)) {
+          for await (const page of this.storedPages(run.runId, run.log, (record) => this.leftOutFollowed(run, record))) {
             // This instance may have taken the run over meanwhile: then it writes the log itself.
             if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
             appendInOrder(run.log, page);
@@ -1707,6 +1713,12 @@ export class ChatService {
     } finally {
       run.reading = false;
     }
+  }
+
+  /** A stored event of a run followed here was left out as damaged: said in the log, and kept for a takeover. */
+  private leftOutFollowed(run: Run, record: string): void {
+    run.leftOutEvent ??= record;
+    this.log(`Run ${run.runId} of chat ${run.sessionId}, followed here: a stored event of it is damaged (${record}): left out of what its clients here are shown, and left as stored.`);
   }
 
   /** A run lost to another instance is followed from the store from where it stopped here. */
@@ -2109,12 +2121,13 @@ export class ChatService {
   /**
    * The run's stored events after those `log` holds, a page (REPLAY_PAGE) at a time so a long run is never read at
    * once. Each page is read from where `log` ends when it is asked for: the caller appends one (appendInOrder) before
-   * asking for the next, and stops when it has read enough.
+   * asking for the next, and stops when it has read enough. With `leftOut` (a run followed here), a damaged event is
+   * left out, a status in its place, and named to it (see followedEventPage); without, it fails the read.
    */
-  private async *storedPages(runId: string, log: EventLog): AsyncGenerator<StoredPage> {
+  private async *storedPages(runId: string, log: EventLog, leftOut?: (record: string) => void): AsyncGenerator<StoredPage> {
     for (;;) {
       const from = log.size;
-      yield { from, events: await this.store.loadEvents(runId, from, REPLAY_PAGE) };
+      yield { from, events: leftOut === undefined ? await this.store.loadEvents(runId, from, REPLAY_PAGE) : await followedEventPage(this.store, runId, from, REPLAY_PAGE, leftOut) };
     }
   }
 
@@ -2124,7 +2137,8 @@ export class ChatService {
    * every other run go on. Answers whether it was resumed.
    */
   private async resumeOrSetAside(stored: StoredRun, fence?: number, leaseFrom?: number): Promise<boolean> {
-    let record = stored.unreadable;
+    const mirror = this.runs.get(stored.runId);
+    let record = stored.unreadable ?? (mirror?.remote === true ? mirror.leftOutEvent : undefined);
     if (record === undefined) {
       try {
         return await this.resumeRun(stored, fence, undefined, leaseFrom);
@@ -2137,6 +2151,8 @@ export class ChatService {
     await setAsideRun(this.store, stored, record, fence).catch((error: unknown) => {
       this.log(`Could not record the end of run ${stored.runId}, set aside: ${messageOf(error)}; it is set aside again at the next start`);
     });
+    // Followed here until now: its clients here are shown the end written for it.
+    if (mirror?.remote === true && this.runs.get(stored.runId) === mirror) await this.readRemoteEvents(mirror);
     return false;
   }
 
