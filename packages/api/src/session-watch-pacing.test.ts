@@ -39,9 +39,9 @@ describe('sessions.watch on a connection with a send window', () => {
     // A stream opens at its first read, as tRPC makes at once for a subscription it takes.
     const firstRead = stream.next();
     expect(connection.openSubscriptions).toBe(2);
-    await new Promise((resolve) => setImmediate(resolve));
     // Both wait for the window: the watch's change and the stream's first event.
-    expect([arrived, window.parked.size]).toStrictEqual([false, 2]);
+    await expect.poll(() => window.parked.size).toBe(2);
+    expect(arrived).toBe(false);
 
     window.reopen();
     expect(await next).toMatchObject({ done: false, value: { type: 'session-changed', session: { sessionId: 's1' } } });
