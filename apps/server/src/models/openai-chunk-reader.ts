@@ -164,16 +164,14 @@ export class OpenAIChunkReader {
    * A whole chat completion, from a server that answered at once instead of streaming: read as the one chunk that
    * holds all of it, so it meets the same checks and limits as a stream. A body in a chunk's shape, its `delta` where
    * the `message` would be, is that chunk, its calls' pieces placed by their index: its calls were dropped unseen, the
-   * turn ending with nothing though the server said calls were made. One holding both cannot be told which to read.
+   * turn ending with nothing though the server said calls were made. One holding both is read by its message, as
+   * before: a server sends both with the same content.
    */
   pushCompletion(completion: unknown): ModelPart[] {
     if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw new MalformedChunkError('the answer is JSON but not a chat completion');
     const choices = completion.choices.map((choice: unknown) => {
       if (!isPlainObject(choice)) return choice;
-      if (Object.hasOwn(choice, 'delta')) {
-        if (Object.hasOwn(choice, 'message')) throw new MalformedChunkError("an answer's choice holds both a message and a delta");
-        return choice;
-      }
+      if (Object.hasOwn(choice, 'delta') && !Object.hasOwn(choice, 'message')) return choice;
       const message = choice.message;
       if (!isPlainObject(message)) return { delta: message, finish_reason: choice.finish_reason };
       // Pieces of a stream name their call by index; the calls of a whole message are in order.
