@@ -2060,8 +2060,7 @@ describe('runToolLoop when its host cannot store a person\'s decision', () => {
         held.delete(failedCall);
         const resumed = run.throw(new DecisionNotStoredError(failed));
         // Back to waiting: the same call is pending again, and the next decision is the one that holds.
-        for (let tries = 0; registry.listPending(SESSION).length === 0 && tries < 100; tries++) await new Promise((resolve) => setImmediate(resolve));
-        expect(registry.listPending(SESSION).map((p) => p.approvalId)).toStrictEqual([failed]);
+        await vi.waitFor(() => expect(registry.listPending(SESSION).map((p) => p.approvalId)).toStrictEqual([failed]));
         answers.push(registry.resolve(failed, decisions.shift()!, { sessionId: SESSION }));
         next = await resumed;
         continue;
