@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { stripVTControlCharacters } from 'node:util';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -24,10 +25,11 @@ function fakeTerminal({ guardMs = 600 } = {}) {
     text: () => stripVTControlCharacters(written),
     /** Moves the clock on. */
     advance: (ms: number) => (time += ms),
-    /** Input as one read of the terminal, handled once this resolves. */
+    /** Input as one read of the terminal, handled once this resolves: its listener comes after the reader's. */
     async read(data: string) {
+      const handled = once(input, 'data');
       input.write(data);
-      await new Promise((resolve) => setImmediate(resolve));
+      await handled;
     },
     /** A question, and what it has been answered with so far (undefined while it waits). */
     ask(prompt: string, options: QuestionOptions = {}) {
