@@ -46,7 +46,7 @@ export interface AirlockConfig {
   toolMaxProcesses?: number;
   /** Files each process of a sandboxed terminal or python call may have open at once. Unset: the tools' default (1024). */
   toolMaxOpenFiles?: number;
-  /** MiB one sandboxed terminal or python call's /tmp and /dev/shm may each hold. Unset: the tools' default (512). */
+  /** MiB one sandboxed terminal or python call's /tmp, /dev/shm and System V shared memory may each hold. Unset: the tools' default (512). */
   toolTmpSize?: number;
   /** Real path of the MCP servers file (what is read, and hidden from tool sandboxes). */
   mcpConfigPath: string | undefined;
@@ -167,7 +167,7 @@ Options (each also readable from the environment):
   --tool-network <on|off> AIRLOCK_TOOL_NETWORK whether terminal and python reach the network (default on; off needs bubblewrap)
   --tool-max-processes <n> AIRLOCK_TOOL_MAX_PROCESSES processes and threads one sandboxed call may run at once (default ${DEFAULT_MAX_PROCESSES})
   --tool-max-open-files <n> AIRLOCK_TOOL_MAX_OPEN_FILES files each process of a sandboxed call may have open (default ${DEFAULT_MAX_OPEN_FILES})
-  --tool-tmp-size <MiB>  AIRLOCK_TOOL_TMP_SIZE MiB a sandboxed call's /tmp and /dev/shm may each hold, in memory (default ${DEFAULT_TMPFS_MIB})
+  --tool-tmp-size <MiB>  AIRLOCK_TOOL_TMP_SIZE MiB a sandboxed call's /tmp, /dev/shm and System V shared memory may each hold, in memory (default ${DEFAULT_TMPFS_MIB})
 Several instances on one PostgreSQL database (see the README):
   --database-url <url>   AIRLOCK_DATABASE_URL  postgres://… shared by the instances, in place of --data-dir
   --database-schema <s>  AIRLOCK_DATABASE_SCHEMA  the schema of Airlock's tables (default public)

@@ -637,7 +637,7 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
       await using server = await launchSandboxed({ folder: folder.path, fake, user });
       // Takes instances until refused, then watches each of `files` from each instance until refused: without a bound,
       // every instance and watch of the server's user. It says what it holds in ./held, and holds it until ./release.
-      // It runs in a user namespace of its own, whose limits it raises first.
+      // It runs in a user namespace of its own.
       const files = Math.ceil(watches / instances) + 1;
       const hold = [
         'import ctypes, os, time',
@@ -661,9 +661,10 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
         'print("held", len(fds), held)',
       ].join('\n');
       await writeFile(path.join(server.workspace, 'hold.py'), hold);
-      const raised = 'echo 100000000 > /proc/sys/user/max_inotify_instances && echo 100000000 > /proc/sys/user/max_inotify_watches && echo raised && exec python3 hold.py';
+      // Whose own limits bound nothing: a new user namespace's are the largest number.
+      const unbounded = 'cat /proc/sys/user/max_inotify_instances && exec python3 hold.py';
       // Its answer after the call is enqueued last: the calls below go first.
-      const holder = await runTerminal(server, fake, `unshare --user --map-root-user sh -c '${raised}'`, []);
+      const holder = await runTerminal(server, fake, `unshare --user --map-root-user sh -c '${unbounded}'`, []);
       try {
         const held = await vi.waitFor(() => readFileSync(path.join(server.workspace, 'held'), 'utf8'), { timeout: 30_000, interval: 100 });
         // The person's programs, as the server's user on this machine, and a second call meanwhile.
@@ -679,12 +680,65 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
 
         fake.enqueue({ text: 'done' });
         await writeFile(path.join(server.workspace, 'release'), '');
-        expect(await holder.run.next('tool-end')).toMatchObject({ outcome: 'executed', result: `raised\nheld ${held}\nexit code: 0` });
+        expect(await holder.run.next('tool-end')).toMatchObject({ outcome: 'executed', result: `${2 ** 31 - 1}\nheld ${held}\nexit code: 0` });
       } finally {
         await writeFile(path.join(server.workspace, 'release'), '');
         await holder.client.close();
       }
     },
     120_000,
+  );
+});
+
+describe('the System V IPC a sandboxed call can hold', () => {
+  const SIZE_MIB = 8;
+  const MIB = 1024 * 1024;
+  // Takes segments of 1 MiB (each filled), message queues and sets of 250 semaphores, each until refused or eight times
+  // what the call may hold: without a bound, all of them, and the test fails, not the machine.
+  const takeAll = [
+    'import ctypes, os',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'libc.shmat.restype = ctypes.c_void_p',
+    'libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]',
+    'def take(make, most):',
+    '    made = 0',
+    '    while made < most:',
+    '        if make() < 0: return f"{made} then {os.strerror(ctypes.get_errno())}"',
+    '        made += 1',
+    '    return str(made)',
+    'def segment():',
+    `    shmid = libc.shmget(0, ${MIB}, 0o1600)`,
+    `    if shmid >= 0: ctypes.memset(libc.shmat(shmid, None, 0), 1, ${MIB})`,
+    '    return shmid',
+    `print("segments", take(segment, ${8 * SIZE_MIB}))`,
+    'print("queues", take(lambda: libc.msgget(0, 0o1600), 256))',
+    'print("semaphore sets", take(lambda: libc.semget(0, 250, 0o1600), 1024))',
+  ].join('\n');
+
+  test.skipIf('skip' in who)(
+    `shared memory up to --tool-tmp-size, 32 message queues and 128 semaphore sets, in an IPC namespace the call cannot leave for a new one${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      await using server = await launchSandboxed({ folder: folder.path, fake, user, args: ['--tool-tmp-size', String(SIZE_MIB)] });
+      await writeFile(path.join(server.workspace, 'take.py'), takeAll);
+      const taken = await allowedCall(
+        server,
+        fake,
+        'python3 take.py; { echo 99999999 > /proc/sys/kernel/shmall; } 2>/dev/null || echo not raised; cat /proc/sys/kernel/shmall; ' +
+          'unshare --user --map-root-user --ipc true 2>&1; unshare --user --map-root-user true && echo user namespace made',
+      );
+      const pages = (SIZE_MIB * MIB) / Number(spawnSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).stdout.trim());
+      expect(taken).toMatchObject({
+        outcome: 'executed',
+        result:
+          `segments ${SIZE_MIB} then No space left on device\nqueues 32 then No space left on device\nsemaphore sets 128 then No space left on device\n` +
+          `not raised\n${pages}\nunshare: unshare failed: No space left on device\nuser namespace made\nexit code: 0`,
+      });
+      // What the call held went with it: the next call has as much again.
+      expect((await allowedCall(server, fake, 'python3 take.py')).result).toMatch(new RegExp(`^segments ${SIZE_MIB} then No space left on device\nqueues 32 then`));
+    },
+    60_000,
   );
 });

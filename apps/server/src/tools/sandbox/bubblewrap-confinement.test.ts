@@ -7,6 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from '../index';
 import { callContext, runTool, tempFolder, toolNamed } from '../test-support';
+import { probeBubblewrap } from './probe-bubblewrap';
+import { DEFAULT_TMPFS_MIB } from './tmpfs-size';
+
+const probe = await probeBubblewrap(true);
+/** Whether bubblewrap starts in a namespace of the call's own here (see limitedNamespaceCommand). */
+const namespaced = probe.available && 'unshare' in probe;
 
 /** Git as the person runs it in their own shell, outside any sandbox, with no system or global config of this machine. */
 function hostGit(cwd: string, args: readonly string[]): number | null {
@@ -710,8 +716,12 @@ describe('the bubblewrap sandbox ends a call’s SysV shared memory with the cal
     const result = runTool(terminal(workspace.path, { env: { PATH } }), { command: `python3 -c '${code}'` }, callContext({ timeoutMs: 5_000 }));
     const held = await vi.waitFor(() => readFileSync(path.join(workspace.path, 'held'), 'utf8'), { timeout: 5_000, interval: 50 });
     const [namespace = '', shmid, shmmax, shmall, shmmni] = held.split(' ');
-    // The kernel's defaults in the call's own namespace: no practical bound on size, 4096 segments.
-    expect({ shmmax, shmall, shmmni }).toStrictEqual({ shmmax: '18446744073692774399', shmall: '18446744073692774399', shmmni: '4096' });
+    // Where bubblewrap starts in a namespace of the call's own, those of ipcSysctls at the default size (512 MiB, 4096
+    // segments); else the kernel's defaults in bubblewrap's namespace: no practical bound on size.
+    const pages = String((DEFAULT_TMPFS_MIB * 1024 * 1024) / Number(spawnSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).stdout.trim()));
+    expect({ shmmax, shmall, shmmni }).toStrictEqual(
+      namespaced ? { shmmax: String(DEFAULT_TMPFS_MIB * 1024 * 1024), shmall: pages, shmmni: '4096' } : { shmmax: '18446744073692774399', shmall: '18446744073692774399', shmmni: '4096' },
+    );
     // While the call runs, its namespace holds the segment (its size in the kernel's own list), the host's does not.
     const [member] = inNamespace(namespace);
     const listed = spawnSync('nsenter', [`--ipc=/proc/${member}/ns/ipc`, 'cat', '/proc/sysvipc/shm'], { encoding: 'utf8' }).stdout;

@@ -15,6 +15,7 @@ import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
 import { hostLayout } from './host-layout';
 import { canStage, inotifyLimits, limitedNamespaceCommand } from './namespace-limits';
+import { DEFAULT_TMPFS_MIB } from './tmpfs-size';
 import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
@@ -31,6 +32,11 @@ export interface BubblewrapSandbox {
    * is, and they are not bounded.
    */
   unshare?: string;
+  /**
+   * Bytes of System V shared memory the call may hold, where bubblewrap starts in a namespace of the call's own
+   * (`unshare`; see ipcSysctls). Default DEFAULT_TMPFS_MIB MiB.
+   */
+  sharedMemoryBytes?: number;
 }
 
 /** What bubblewrap reports on its info fd once the sandbox exists. */
@@ -85,10 +91,14 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
     };
     const host = hostLayout();
-    const unstaged = bubblewrapArgs(policy, host);
-    const staged = inotify !== undefined && tmpfsBytes !== undefined && canStage(unstaged);
-    const args = [...(staged ? bubblewrapArgs({ ...policy, stagedTmpfs: true }, host) : unstaged), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
-    const start = sandbox.unshare === undefined || inotify === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand({ unshare: sandbox.unshare, limits: inotify, bwrap: sandbox.bwrap, args, ...(staged ? { tmpfsBytes } : {}) });
+    const namespace = sandbox.unshare === undefined || inotify === undefined ? undefined : { unshare: sandbox.unshare, limits: inotify };
+    const limitedPolicy: SandboxPolicy = namespace === undefined ? policy : { ...policy, ipcNamespaceGiven: true };
+    const unstaged = bubblewrapArgs(limitedPolicy, host);
+    const staged = namespace !== undefined && tmpfsBytes !== undefined && canStage(unstaged);
+    const args = [...(staged ? bubblewrapArgs({ ...limitedPolicy, stagedTmpfs: true }, host) : unstaged), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
+    const sharedMemoryBytes = sandbox.sharedMemoryBytes ?? DEFAULT_TMPFS_MIB * 1024 * 1024;
+    const start =
+      namespace === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand({ ...namespace, bwrap: sandbox.bwrap, args, sharedMemoryBytes, ...(staged ? { tmpfsBytes } : {}) });
     const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isWithin } from '../path-within';
+import { ipcSysctls } from './ipc-limits';
 
 /** Where `unshare` (util-linux) is looked for: fixed system folders only, never a PATH a tool could write to. */
 export const UNSHARE_LOCATIONS = ['/usr/bin/unshare', '/bin/unshare'];
@@ -34,9 +35,10 @@ const LIMITS_NOT_SET_EXIT_CODE = 126;
  */
 export function unboundedNamespaceWarning(reason: string): string {
   return (
-    'Warning: tool calls’ inotify instances and watches, and the number of files in their /tmp and /dev/shm, are not bounded here, so one ' +
-    'call you allow can hold every inotify watch this user may have while it runs (this server’s and your editors’ file watching then fail), ' +
-    `and take gigabytes of kernel memory in empty files. The cause: ${reason}.`
+    'Warning: tool calls’ inotify instances and watches, the number of files in their /tmp and /dev/shm, and their System V shared memory, ' +
+    'message queues and semaphores are not bounded here, so one call you allow can hold every inotify watch this user may have while it runs ' +
+    '(this server’s and your editors’ file watching then fail), and take gigabytes of memory in empty files, shared memory and message ' +
+    `queues. The cause: ${reason}.`
   );
 }
 
@@ -74,6 +76,8 @@ export interface LimitedNamespaceOptions {
   args: readonly string[];
   /** Bytes of the call's /tmp and /dev/shm, when this namespace mounts them (see SandboxPolicy's `stagedTmpfs`). Default none: it does not. */
   tmpfsBytes?: number;
+  /** Bytes of System V shared memory the call may hold (see ipcSysctls). */
+  sharedMemoryBytes: number;
 }
 
 /**
@@ -83,20 +87,29 @@ export interface LimitedNamespaceOptions {
  * server's user's, so a call can hold no more than these, whatever namespaces it makes. The limits are set as root
  * of this namespace (`unshare --map-root-user`, the server's user outside); bubblewrap then maps the server's user and
  * group back (`--uid`, `--gid`), so the call sees the same ids as without it, and keeps no capability in this
- * namespace to change them. It can raise the limits of a user namespace it makes itself (it is root there, and may
- * write that namespace's /proc/sys/user), but what it makes there is charged to this namespace too: the bound holds
- * through that charge, not through /proc/sys being read-only to the call.
+ * namespace to change them. A user namespace it makes itself has limits that bound nothing (a new one's are the
+ * largest number), but what it makes there is charged to this namespace too: the bound holds through that charge.
  *
  * With `tmpfsBytes`, the namespace has its own mounts too, and mounts there the tmpfs bubblewrap binds in as the
  * call's /tmp and /dev/shm (STAGED_TMP, STAGED_SHM; see SandboxPolicy's `stagedTmpfs`), each of `tmpfsBytes` and of at
  * most a file per page of it (`nr_inodes`, which bubblewrap has no option for): an empty file takes no page, so
  * without it a call could make millions of them, each about 1 KB of kernel memory, whatever the size.
  *
+ * The namespace has its own IPC namespace too, which bubblewrap then leaves the call in (SandboxPolicy's
+ * `ipcNamespaceGiven`), with the System V IPC limits of ipcSysctls: an IPC namespace's limits are its own, not charged
+ * upward, and a new one gets the kernel's defaults, so the call may make no other (user.max_ipc_namespaces 1 here,
+ * which the kernel checks for every IPC namespace made in a namespace inside this one), and cannot change these (its
+ * /proc/sys is read-only, and it may not mount another /proc).
+ *
  * When any of it cannot be done, bubblewrap is not started and the call says why.
  */
-export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes }: LimitedNamespaceOptions): { file: string; args: string[] } {
-  const refusal = "airlock: this call's limits (inotify, files in /tmp and /dev/shm) could not be set, so the command was not run";
-  const steps = [`echo ${checkedCount(limits.instances)} > /proc/sys/user/max_inotify_instances`, `echo ${checkedCount(limits.watches)} > /proc/sys/user/max_inotify_watches`];
+export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes, sharedMemoryBytes }: LimitedNamespaceOptions): { file: string; args: string[] } {
+  const refusal = "airlock: this call's limits (inotify, files in /tmp and /dev/shm, System V IPC) could not be set, so the command was not run";
+  const steps = [
+    `echo ${checkedCount(limits.instances)} > /proc/sys/user/max_inotify_instances`,
+    `echo ${checkedCount(limits.watches)} > /proc/sys/user/max_inotify_watches`,
+    ...ipcSysctls(sharedMemoryBytes).map(({ file, value }) => `echo '${value}' > ${file}`),
+  ];
   if (tmpfsBytes !== undefined) {
     const [mount, mkdir] = [systemProgram('mount'), systemProgram('mkdir')];
     const bytes = checkedCount(tmpfsBytes);
@@ -115,7 +128,7 @@ export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsByt
   const ids = ['--uid', String(process.getuid?.() ?? 0), '--gid', String(process.getgid?.() ?? 0)];
   return {
     file: unshare,
-    args: ['--user', '--map-root-user', ...(tmpfsBytes === undefined ? [] : ['--mount']), '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
+    args: ['--user', '--map-root-user', ...(tmpfsBytes === undefined ? [] : ['--mount']), '--ipc', '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
   };
 }
 

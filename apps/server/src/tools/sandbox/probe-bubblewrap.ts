@@ -84,8 +84,9 @@ async function probeNamespace(bwrap: string, network: boolean, tmpfsBytes: numbe
  */
 function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined, namespace?: { unshare: string; limits: InotifyLimits }): Promise<string | undefined> {
   const staged = namespace !== undefined && tmpfsBytes !== undefined;
-  const args = [...bubblewrapArgs({ workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }), ...(staged ? { stagedTmpfs: true } : {}) }), '--', '/bin/sh', '-c', 'exit 0'];
-  const start = namespace === undefined ? { file: bwrap, args } : limitedNamespaceCommand({ ...namespace, bwrap, args, ...(staged ? { tmpfsBytes } : {}) });
+  const policy = { workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }), ...(staged ? { stagedTmpfs: true } : {}), ...(namespace === undefined ? {} : { ipcNamespaceGiven: true }) };
+  const args = [...bubblewrapArgs(policy), '--', '/bin/sh', '-c', 'exit 0'];
+  const start = namespace === undefined ? { file: bwrap, args } : limitedNamespaceCommand({ ...namespace, bwrap, args, sharedMemoryBytes: PROBE_TMPFS_BYTES, ...(staged ? { tmpfsBytes } : {}) });
   return new Promise((resolve) => {
     execFile(start.file, start.args, { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
       resolve(error === null ? undefined : stderr.trim().split('\n')[0] || error.message);

@@ -123,9 +123,16 @@ describe('bubblewrap arguments', () => {
       ...['--size', '1048576', '--tmpfs', '/dev/shm'],
       ...['--remount-ro', '/dev'],
       ...['--proc', '/proc'],
+      ...['--ro-bind', '/proc/sys', '/proc/sys'],
       ...['--size', '1048576', '--tmpfs', '/tmp'],
     ]);
     const unsized = bubblewrapArgs({ workspace: '/w', network: true }, NO_SOCKET_FOLDERS);
     expect(unsized.includes('--size')).toBe(false);
+  });
+
+  test('the call gets an IPC namespace of bubblewrap’s making, unless one with its limits is given it', () => {
+    const namespaces = (args: string[]) => args.filter((arg) => arg.startsWith('--unshare-'));
+    expect(namespaces(bubblewrapArgs({ workspace: '/w', network: false }, NO_SOCKET_FOLDERS))).toStrictEqual(['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net']);
+    expect(namespaces(bubblewrapArgs({ workspace: '/w', network: false, ipcNamespaceGiven: true }, NO_SOCKET_FOLDERS))).toStrictEqual(['--unshare-user', '--unshare-pid', '--unshare-net']);
   });
 });

@@ -44,12 +44,18 @@ export interface SandboxPolicy {
    * Default false: bubblewrap makes them, bounded in bytes only.
    */
   stagedTmpfs?: boolean;
+  /**
+   * Whether bubblewrap starts in an IPC namespace made for the call, with its limits (see limitedNamespaceCommand): it
+   * then makes none, and the call stays in that one. Default false: bubblewrap makes one, with the kernel's defaults.
+   */
+  ipcNamespaceGiven?: boolean;
 }
 
 type Mount = { path: string; args: string[] };
 
 /**
- * bubblewrap arguments for a call: its own user, PID and IPC namespaces with no capabilities (pid 1 of the
+ * bubblewrap arguments for a call: its own user, PID and IPC namespaces (the last made around bubblewrap, with its
+ * limits, where it can be: `ipcNamespaceGiven`) with no capabilities (pid 1 of the
  * namespace is bubblewrap's, and killing it ends every process of the call), a new session (no terminal to
  * inject input into), dies with the server, the whole system read-only, a fresh /dev, /proc and /tmp, an empty
  * tmpfs over each folder of Unix sockets (see HostLayout), the workspace read-write with its guards (a Git
@@ -59,6 +65,8 @@ type Mount = { path: string; args: string[] };
  * folder between the workspace and a hidden path is bound over itself: a mount point
  * cannot be renamed (EBUSY), so no call can move a hidden path away from under its mask, for itself or for the
  * calls after it.
+ *
+ * /proc/sys is read-only, so the call cannot raise the limits of its namespaces.
  *
  * A tmpfs lives in memory, where no process is charged for it: filled, the kernel kills process after process (this
  * server among them) and frees none of it. So the call writes only to /tmp and /dev/shm, each bounded (`tmpfsBytes`);
@@ -91,7 +99,7 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
     '--new-session',
     '--unshare-user',
     '--unshare-pid',
-    '--unshare-ipc',
+    ...(policy.ipcNamespaceGiven === true ? [] : ['--unshare-ipc']),
     ...(policy.network ? [] : ['--unshare-net']),
     '--cap-drop',
     'ALL',
@@ -106,6 +114,12 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
     '/dev',
     '--proc',
     '/proc',
+    // Read-only: an IPC namespace's limits (kernel.shm*, msg*, sem) may be written by any process of the user that is
+    // root of the user namespace it belongs to, the call's own user (bubblewrap covers /proc/sys only when it is
+    // writable as a folder, which it never is). A bind of the host's: each file says what the reader's namespaces hold.
+    '--ro-bind',
+    '/proc/sys',
+    '/proc/sys',
     ...(policy.stagedTmpfs === true ? ['--bind', STAGED_TMP, '/tmp'] : [...sized(policy.tmpfsBytes), '--tmpfs', '/tmp']),
     ...mounts.flatMap((mount) => mount.args),
     ...writableMasks.flatMap((mask) => ['--remount-ro', mask]),
