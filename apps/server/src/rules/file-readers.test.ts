@@ -60,7 +60,7 @@ describe('a program that prints the files it reads, named one outside the worksp
   });
 
   describe('more programs that print, pack or split the files they are named (found in review)', () => {
-    const more = ['shuf', 'look', 'bat', 'hexyl', 'gzip', 'xz', 'zstd', 'zip', 'unzip', '7z', 'split', 'uuencode', 'ugrep', 'bzgrep', 'colordiff', 'dd'].map((name) => prefix(name));
+    const more = ['shuf', 'look', 'bat', 'hexyl', 'gzip', 'xz', 'zstd', 'zip', 'unzip', '7z', 'split', 'uuencode', 'ugrep', 'bzgrep', 'colordiff', 'dd', 'yq', 'highlight', 'pygmentize', 'enscript', 'dos2unix', 'gojq', 'jaq'].map((name) => prefix(name));
     const judge = async (command: string) => (await evaluateRules(terminal(command), more, context)).decision;
 
     it.each([
@@ -85,11 +85,22 @@ describe('a program that prints the files it reads, named one outside the worksp
       'dd if=~/.ssh/id_rsa of=key',
       'dd if=$HOME/.ssh/id_rsa',
       'dd bs=1 if=../other/.env',
+      'yq . ~/.kube/config',
+      `yq -n 'load_str("/etc/shadow")'`,
+      `yq '.a = load("x.yaml")' b.yaml`,
+      'yq --from-file=q.yq a.yaml',
+      'highlight ~/.ssh/id_rsa',
+      'pygmentize ~/.ssh/id_rsa',
+      'enscript -p - ~/.ssh/id_rsa',
+      'dos2unix -n ~/.ssh/id_rsa key',
+      "gojq -n --rawfile k /etc/shadow '$k'",
+      "jaq -n --rawfile k ~/.ssh/id_rsa '$k'",
+      'gojq . ~/.aws/x.json',
     ])('asks about %j (failing before)', async (command) => {
       expect(await judge(command)).toBe('ask');
     });
 
-    it.each(['shuf -n 1 words.txt', 'bat README.md', 'gzip -c build/app.js', 'zip -r out.zip src', 'unzip -l dist.zip', 'split -b 1k big.log part', 'ugrep -rn TODO src', 'dd if=data.bin bs=1 count=4', 'dd if=data.bin of=/dev/null'])(
+    it.each(['shuf -n 1 words.txt', 'bat README.md', 'gzip -c build/app.js', 'zip -r out.zip src', 'unzip -l dist.zip', 'split -b 1k big.log part', 'ugrep -rn TODO src', 'dd if=data.bin bs=1 count=4', 'dd if=data.bin of=/dev/null', "yq '.a.b' config.yaml", 'gojq .name package.json', 'jaq -r .version package.json', 'pygmentize src/a.py'])(
       'allows %j',
       async (command) => {
         expect(await judge(command)).toBe('allow');

@@ -18,7 +18,15 @@ const FILE_READERS = new Set([
   'bzdiff', 'bzcmp', 'bzless', 'bzmore', 'xzgrep', 'xzegrep', 'xzfgrep', 'xzdiff', 'xzcmp', 'xzless', 'xzmore', 'lzcat',
   'lzgrep', 'lzless', 'lzmore', 'zstdgrep', 'zstdless', 'gzip', 'gunzip', 'pigz', 'unpigz', 'bzip2', 'bunzip2', 'xz', 'unxz',
   'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'brotli', 'zip', 'unzip', 'zipgrep', '7z', '7za', '7zr', 'ar',
+  'yq', 'highlight', 'pygmentize', 'source-highlight', 'enscript', 'a2ps', 'glow', 'fx', 'jless', 'csvlook', 'xsv', 'qsv',
+  'dasel', 'dos2unix', 'unix2dos',
 ]);
+
+/**
+ * yq's expressions read a file they name (`load("…")`, `load_str`, `load_xml` …), and `--from-file` reads the
+ * expression from a file whose text the rule cannot see: either has the call asked about.
+ */
+const YQ_READS_MORE = /\bload(?:_[a-z0-9]+)?\s*\(|^--from-file(?:=|$)/;
 
 /**
  * Programs that name the file they read in an operand of their own grammar, `name=FILE`, and whose other words are no
@@ -40,6 +48,7 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
   const asNow = { ...facts, fileSystemChanged: false };
   if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
+  if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(word.kind === 'literal' ? word.value : word.text))) return true;
   return words.some((word) => {
     if (facts.anything(word)) return true;
     if (word.kind !== 'literal' || !word.value.startsWith('-')) return sourceMayLeadAway(word, asNow);
