@@ -2,6 +2,7 @@ import { AnswerUnknownError, createAirlockClient, MAX_REASON_LENGTH, isConnectio
 import { MAX_MESSAGE_LENGTH, randomId, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
+import { continuedChatNote } from './continued-chat';
 import { decisionErrorNote } from './decision-refusal';
 import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
@@ -312,14 +313,19 @@ class ChatSession {
     let activeRunId: string | null;
     let paused: string | undefined;
     let leftOut: string[] | undefined;
+    let title: string;
     try {
-      ({ activeRunId, paused, leftOut } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
+      ({ activeRunId, paused, leftOut, title } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
     } catch (error) {
-      // No such chat yet: the first message starts it under this id.
-      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return;
+      // No such chat yet: the first message starts it under this id, and the person is told so.
+      if (serverCode(error) === 'NOT_FOUND') {
+        for (const row of quotedLines(continuedChatNote(null, this.sessionId), style, this.screen.layout)) this.screen.line(style.warn(row));
+        return;
+      }
       if (!this.quit.aborted) for (const row of quotedLines(`Cannot read chat ${this.sessionId}: ${errorText(error)}`, style, this.screen.layout)) this.screen.line(style.bad(row));
       return;
     }
+    for (const row of quotedLines(continuedChatNote({ sessionId: this.sessionId, title }, this.sessionId), style, this.screen.layout)) this.screen.line(style.dim(row));
     // The chat's history is not shown here, but what the model was not given of it is.
     if (leftOut !== undefined) for (const row of quotedLines(leftOutNotice(leftOut), style, this.screen.layout)) this.screen.line(style.warn(row));
     if (activeRunId === null) return;

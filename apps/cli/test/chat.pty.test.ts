@@ -372,7 +372,8 @@ describe('airlock chat in a terminal', () => {
     await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', sessionId]);
     await cli.shows('[a]llow / [A]lways / [d]eny (reason)');
     const screen = cli.screen();
-    expect(screen).toContain('A run is still going in this chat; following it from its start.');
+    // Found in review: a chat continued said nothing of which chat it was, as one not on the server does.
+    expect(screen).toContain(`Chat ${sessionId}. Ctrl-C stops an answer; Ctrl-D exits.\nContinuing the chat “echo twice” (its earlier messages are not shown here).\nA run is still going in this chat; following it from its start.`);
     // The replay shows the first call as it was decided and ran, without asking for it; only the second is asked.
     expect(screen).toContain('⏺ echo\n  text: first');
     expect(screen).toContain('  ✓ allowed in another client\n  → ran\n    │ echo: first');
@@ -396,6 +397,8 @@ describe('airlock chat in a terminal', () => {
 
     await cli.shows('you›');
     expect(cli.screen()).not.toContain('A run is still going');
+    // Found in review: it read as a chat continued, with nothing to tell a mistyped id or another server's chat.
+    expect(cli.screen()).toContain('Chat chat_new. Ctrl-C stops an answer; Ctrl-D exits.\nNo chat chat_new on this server: your first message starts a new chat under this id.\nyou›');
     cli.type('hi\r');
     await cli.shows('Hello.');
     expect((await airlock.chat.getSession('chat_new')).messages.map((message) => message.role)).toStrictEqual(['user', 'assistant']);
