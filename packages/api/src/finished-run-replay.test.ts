@@ -109,7 +109,7 @@ describe('replaying a finished run that is only in the store', () => {
     // A client that stops reading: the window shuts, and nothing more is read for it however long it waits.
     window.open = false;
     const pending = stream.next();
-    await settle();
+    await expect.poll(() => window.parked.size).toBe(1);
     expect(store.loaded).toBeLessThanOrEqual(PAGE_EVENTS);
 
     window.reopen();
