@@ -219,7 +219,7 @@ export class OpenAIChunkReader {
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
     const piece = delta.function?.arguments;
-    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined, name ?? undefined, piece ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined);
+    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined, name ?? undefined, piece ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
@@ -275,12 +275,16 @@ export class OpenAIChunkReader {
    * The call a piece sent at `index` belongs to. A new id at an index a call with another id holds starts a new call,
    * placed after all the others, and the pieces that follow at that index go to it: some servers number every call of
    * a turn 0, and their calls were read as one, its arguments those of all of them joined (refused as not JSON) or, sent
-   * as an object, the last one's under the first one's name.
+   * as an object, the last one's under the first one's name. A call's first piece carries its name: a piece with no name
+   * and another id goes on with the call at its index while that call's argument text is not yet a whole object, as a
+   * hosted server sends a call (one id beside the name, another on every later piece), whose call was split in two:
+   * its name over no arguments and its arguments under no name.
    */
-  private indexOf(index: number, id: string | undefined): number {
+  private indexOf(index: number, id: string | undefined, name: string | undefined): number {
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
     if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
+    if ((name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
     const next = Math.max(...this.calls.keys()) + 1;
     this.moved.set(index, next);
     return next;

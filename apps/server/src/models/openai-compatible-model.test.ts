@@ -700,6 +700,28 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads a call whose later pieces carry another id than its first, as a hosted server sends them, as the one call at its index', async () => {
+      // The first piece of each call has one id beside the name, every later piece another.
+      const piece = (index: number, id: string, name: string | undefined, args: string) =>
+        chunk({ tool_calls: [{ index, id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
+      const server = await rawServer([
+        `${piece(0, 'call_a1', 'read_file', '')}\n\n${piece(0, 'call_a2', undefined, '{"path":')}\n\n${piece(0, 'call_a2', undefined, '"a.txt"}')}\n\n`,
+        `${piece(1, 'call_b1', 'list_directory', '')}\n\n${piece(1, 'call_b2', undefined, '{"path":')}\n\n${piece(1, 'call_b2', undefined, '"."}')}\n\n`,
+        `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      ]);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(parts).toStrictEqual([
+          { type: 'tool-call', id: 'call_a1', name: 'read_file', arguments: '{"path":"a.txt"}' },
+          { type: 'tool-call', id: 'call_b1', name: 'list_directory', arguments: '{"path":"."}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('reads each whole call of a server that sends calls with neither an index nor an id as a call of its own', async () => {
       const whole = (name: string, args: string | Record<string, unknown>) => ({ type: 'function', function: { name, arguments: args } });
       const server = await rawServer([
