@@ -280,10 +280,13 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('awk -f prog.awk data.txt', rules)).toBe('allow');
   });
 
-  it('options through which split, sdiff, diff3, netcat, aria2c, rake, just and latexmk run a command (found in review)', async () => {
+  it('options through which split, bat, sdiff, diff3, netcat, aria2c, rake, just and latexmk run a command (found in review)', async () => {
     // `split --filter='touch PWNED' x` and `sdiff --diff-program=./x a b` ran the command under a rule for the program.
     for (const [token, line] of [
       ['split', "split --filter='touch PWNED' x"],
+      ['bat', "bat --paging=always --pager='sh -c \"touch PWNED\"' README.md"],
+      ['bat', "bat --pager 'sh -c \"touch PWNED\"' --paging=always README.md"],
+      ['batcat', "batcat --paging=always --pager='sh -c \"touch PWNED\"' README.md"],
       ['split', "split --fil='touch PWNED' x"],
       ['sdiff', 'sdiff --diff-program=./evil a b'],
       ['sdiff', 'sdiff --diff-p ./evil a b'],
@@ -314,6 +317,7 @@ describe('what a prefix rule does not cover', () => {
     }
     for (const [token, line] of [
       ['split', 'split -l 1000 big.log part-'],
+      ['bat', 'bat --paging=never -n README.md'],
       ['sdiff', 'sdiff -s a b'],
       ['diff3', 'diff3 a b c'],
       ['nc', 'nc -zv host.example 80'],

@@ -264,6 +264,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `--on-download-…` and `--on-bt-download-complete` hooks, those a `--conf-path` file names, and those an RPC
   // client sets (`--enable-rpc`). GNU getopt takes any unambiguous start of each long one (`--fil=…`).
   ['split', { options: ['--filter'] }],
+  // bat runs the pager `--pager` names (`--paging=always` even with no terminal), its words a shell line of their own.
+  ...['bat', 'batcat'].map((bat): [string, CodeOptions] => [bat, { options: ['--pager'] }]),
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
