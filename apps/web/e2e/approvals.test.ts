@@ -30,6 +30,23 @@ describe('approving tool calls in the browser', () => {
     expect(toolMessages(suite.airlock.model.requests[1])[0]).toContain('hello-airlock');
   });
 
+  // Found in review: the line under a waiting card read "Calling: terminal" beside a spinner, as if the call ran already.
+  it('while a call waits, the run’s status line says it waits for the person, not that the tool is being called', async () => {
+    suite.airlock.model.enqueue(runTerminal, { text: 'Done.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Say hello from the shell');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    const status = chat.page.locator('.run-status');
+    await status.getByText('Waiting for your decision on the call above', { exact: true }).waitFor();
+    expect(await status.locator('.spinner').count()).toBe(0);
+    expect(await suite.airlock.runCount()).toBe(0);
+    await chat.button(card, 'Allow terminal').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('Done.');
+    expect(await suite.airlock.runCount()).toBe(1);
+  });
+
   it('sends a deny reason to the model and never runs the call', async () => {
     suite.airlock.model.enqueue(runTerminal, { text: 'Understood, I did not run it.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);

@@ -27,6 +27,7 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
   const pinned = useRef(true);
   const following = run?.phase === 'following';
   const last = items.at(-1);
+  const waiting = items.filter((item) => item.kind === 'tool' && item.call.state.status === 'awaiting-decision').length;
 
   const frame = useRef(0);
   // Once a frame rather than on each change: reading the height lays the transcript out, and a reply streaming in
@@ -91,13 +92,19 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
           </li>
         ))}
       </ol>
-      {following && (
-        <p className="run-status" aria-live="polite">
-          <span className="spinner" aria-hidden="true" />
-          {/* It may quote a tool's name or a rule's words: what could hide or reorder them is shown as codes. */}
-          {run.status !== null ? proseText(run.status) : last?.kind === 'assistant' && last.text !== '' ? 'Writing…' : 'Thinking…'}
-        </p>
-      )}
+      {following &&
+        (waiting > 0 ? (
+          // The run's last status ("Calling: terminal") beside a spinner would read as the call running already.
+          <p className="run-status" aria-live="polite">
+            {waiting === 1 ? 'Waiting for your decision on the call above' : `Waiting for your decision on the ${waiting} calls above`}
+          </p>
+        ) : (
+          <p className="run-status" aria-live="polite">
+            <span className="spinner" aria-hidden="true" />
+            {/* It may quote a tool's name or a rule's words: what could hide or reorder them is shown as codes. */}
+            {run.status !== null ? proseText(run.status) : last?.kind === 'assistant' && last.text !== '' ? 'Writing…' : 'Thinking…'}
+          </p>
+        ))}
     </div>
   );
 }
