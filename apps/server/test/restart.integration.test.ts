@@ -273,6 +273,8 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       expect(detail.messages[0]).toStrictEqual({ role: 'user', content: `run \`touch ${marker}\`` });
       const rowDamaged = damage.what.startsWith("the waiting call's");
       expect([detail.toolCalls.length, detail.leftOut ?? []]).toStrictEqual(rowDamaged ? [0, [expect.stringMatching(damage.record)]] : [1, []]);
+      // The call whose row was left out is named by its run and id, so a client marks that call alone as damaged.
+      expect(detail.leftOutCalls ?? []).toStrictEqual(rowDamaged ? [{ runId: 'run-1', toolCallId: expect.any(String) }] : []);
 
       const next = watchRun(c, { sessionId: 's1', runId: 'run-2', message: 'hello' });
       expect((await next.ended).reason).toBe('done');

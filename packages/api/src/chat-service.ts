@@ -54,7 +54,7 @@ import { StoreUnavailableError } from './store-unavailable-error';
 import { turnedOffTools } from './tool-settings';
 import { WaitingCallsJudge } from './waiting-calls-judge';
 import type { ToolSettingsService } from './tool-settings-service';
-import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredGrant, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
+import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, LeftOutCall, SessionPosition, StoredRun, StoredGrant, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 import { encodeSessionCursor } from './session-cursor';
 import { titleMatches } from './session-search';
 import { setAsideRun } from './set-aside-run';
@@ -121,6 +121,11 @@ export interface SessionDetail extends SessionSummary {
   lastRunEnd?: { runId: string; reason: Exclude<RunEndReason, 'done'>; error?: string };
   /** The damaged records of the page's messages and calls, left out of `messages` and `toolCalls` (each the record and why). Absent when none. */
   leftOut?: string[];
+  /**
+   * The calls of the page whose ledger row is among `leftOut`, by run and call id: only these are shown as damaged,
+   * not every call of the page with no row. Absent when none.
+   */
+  leftOutCalls?: LeftOutCall[];
 }
 
 /** Messages one read of a chat returns at most: a chat's whole history in one answer would grow with the chat. */
@@ -1123,9 +1128,19 @@ export class ChatService {
     // Only the page is read: the chat may be far longer than one answer, and is not kept here.
     // A damaged message or call row is left out and named: the chat still opens, and goes on (see storedConversation).
     const leftOut: string[] = [];
-    const query = { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS, leftOut: (record: string) => leftOut.push(record) };
+    const leftOutCalls: LeftOutCall[] = [];
+    const query = {
+      ...(before === undefined ? {} : { before }),
+      limit: MAX_DETAIL_MESSAGES,
+      maxChars: MAX_DETAIL_CHARS,
+      leftOut: (record: string, call?: LeftOutCall) => {
+        leftOut.push(record);
+        if (call !== undefined) leftOutCalls.push(call);
+      },
+    };
     const page = await this.store.loadMessagePage(sessionId, query);
-    const detail: SessionDetail = { ...summary(session), messages: page.messages, runIds: page.runIds, toolCalls: page.toolCalls, messagesBefore: page.start, ...(leftOut.length === 0 ? {} : { leftOut }) };
+    const damaged = { ...(leftOut.length === 0 ? {} : { leftOut }), ...(leftOutCalls.length === 0 ? {} : { leftOutCalls }) };
+    const detail: SessionDetail = { ...summary(session), messages: page.messages, runIds: page.runIds, toolCalls: page.toolCalls, messagesBefore: page.start, ...damaged };
     const lastRunEnd = before === undefined ? await this.lastRunEnd(session) : undefined;
     return lastRunEnd === undefined ? detail : { ...detail, lastRunEnd };
   }

@@ -38,6 +38,7 @@ export type {
   MessageRun,
   MessagePage,
   MessagePageQuery,
+  LeftOutCall,
 } from './store';
 export * from './rules';
 export {

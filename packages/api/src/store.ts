@@ -332,9 +332,15 @@ export interface MessagePageQuery {
   maxChars: number;
   /**
    * Given, a message or a call's ledger row whose record is damaged is left out of the page and named to it (the
-   * record and why), as AirlockStore.loadMessages does; absent, it fails the read.
+   * record and why), as AirlockStore.loadMessages does, a call's row with the call it is of; absent, it fails the read.
    */
-  leftOut?: (record: string) => void;
+  leftOut?: (record: string, call?: LeftOutCall) => void;
+}
+
+/** A call of a page whose ledger row was left out as damaged: by its run and its id, as a row is found. */
+export interface LeftOutCall {
+  runId: string;
+  toolCallId: string;
 }
 
 export interface MessagePage {

@@ -1,4 +1,4 @@
-import { FencedError, type ClusterMessage, type LedgerChange, type Rule } from '@airlock/api';
+import { FencedError, type ClusterMessage, type LedgerChange, type LeftOutCall, type Rule } from '@airlock/api';
 import { ConflictError, NotFoundError, type ChatMessage } from '@airlock/core';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { escapeIdentifier } from 'pg';
@@ -338,7 +338,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect([page.entries.map((entry) => entry.toolCallId), page.leftOut, page.nextCursor]).toStrictEqual([['call-2'], ['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel'], null]);
   });
 
-  it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
+  it('a page of a chat with leftOut leaves out a call row that does not read and names it with its run and call, the messages and other rows read', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'a');
     await store.createSession(session('s'));
@@ -348,10 +348,10 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await store.appendMessage('s', turn, 4_000, { runId: 'r1' });
     await damageRows(database, `UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'`);
 
-    const leftOut: string[] = [];
-    const page = await store.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
+    const leftOut: [string, LeftOutCall | undefined][] = [];
+    const page = await store.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record, call) => leftOut.push([record, call]) });
     expect([page.messages, page.runIds, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['r1'], ['call-2']]);
-    expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
+    expect(leftOut).toStrictEqual([['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel', { runId: 'r1', toolCallId: 'call-1' }]]);
   });
 
   it('reads a rule that is JSON but no rule as a damaged record unless it is an allow rule: a deny rule left out would let through what it refuses', async () => {

@@ -1,4 +1,4 @@
-import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, ruleSchema, runOptionsSchema, type AuditPage, type DamagedRow, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type RunOptions, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
+import { DamagedRecordError, MAX_AUDIT_PAGE_CHARS, ruleSchema, runOptionsSchema, type AuditPage, type DamagedRow, type LeftOutCall, type LedgerChange, type PendingApproval, type PendingApprovalRecord, type Rule, type RunOptions, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
 import { askedBecauseSchema, chatMessageSchema, toolArgumentsSchema, type ToolArguments, decisionSchema, decisionSourceSchema, loopEventSchema, NotFoundError, type LoopEvent, shownToolSchema, type AskedBecause, storedReason, toolOutcomeSchema, type ChatMessage, type Decision, type ResultCut, type ShownTool } from '@airlock/core';
 import type { ZodType } from 'zod';
 import { StoreError } from './store-error';
@@ -509,14 +509,17 @@ export function pageMessages(rows: readonly MessageRow[], sessionId: string, lef
   return { rows: read, messages };
 }
 
-/** The ledger rows of a page's calls; one that does not read fails the read, or goes to `leftOut` (see pageMessages). */
-export function pageToolCalls(rows: readonly LedgerRow[], leftOut: ((record: string) => void) | undefined): ToolCallRecord[] {
+/**
+ * The ledger rows of a page's calls; one that does not read fails the read, or goes to `leftOut` with the call it is
+ * of (see pageMessages).
+ */
+export function pageToolCalls(rows: readonly LedgerRow[], leftOut: ((record: string, call: LeftOutCall) => void) | undefined): ToolCallRecord[] {
   return rows.flatMap((row) => {
     try {
       return [toToolCall(row)];
     } catch (error) {
       if (leftOut === undefined || !(error instanceof DamagedRecordError)) throw error;
-      leftOut(error.message);
+      leftOut(error.message, { runId: row.run_id, toolCallId: row.tool_call_id });
       return [];
     }
   });

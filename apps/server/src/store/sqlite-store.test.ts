@@ -6,7 +6,7 @@ import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, truncate, wr
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChatMessage } from '@airlock/core';
-import type { Rule } from '@airlock/api';
+import type { LeftOutCall, Rule } from '@airlock/api';
 import { describe, expect, it } from 'vitest';
 import { asStoreError } from './open-database';
 import { DATABASE_FILE, SESSION_PAGE_QUERIES, SqliteStore } from './sqlite-store';
@@ -404,7 +404,7 @@ describe('SqliteStore', () => {
     expect([page.entries.map((entry) => entry.toolCallId), page.leftOut, page.nextCursor]).toStrictEqual([['call-2'], ['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel'], null]);
   });
 
-  it('a page of a chat with leftOut leaves out a call row that does not read and names it, the messages and other rows read', async () => {
+  it('a page of a chat with leftOut leaves out a call row that does not read and names it with its run and call, the messages and other rows read', async () => {
     await using folder = await tempFolder();
     const turn: ChatMessage = { role: 'assistant', content: '', toolCalls: ['call-1', 'call-2'].map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) };
     await using reopened = await reopenDamaged(
@@ -417,10 +417,10 @@ describe('SqliteStore', () => {
       },
       "UPDATE tool_calls SET decision = 'allox' WHERE tool_call_id = 'call-1'",
     );
-    const leftOut: string[] = [];
-    const page = await reopened.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record) => leftOut.push(record) });
+    const leftOut: [string, LeftOutCall | undefined][] = [];
+    const page = await reopened.loadMessagePage('s', { limit: 10, maxChars: 10_000, leftOut: (record, call) => leftOut.push([record, call]) });
     expect([page.messages, page.runIds, page.toolCalls.map((call) => call.toolCallId)]).toStrictEqual([[turn], ['r1'], ['call-2']]);
-    expect(leftOut).toStrictEqual(['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel']);
+    expect(leftOut).toStrictEqual([['the decision of call call-1 of run r1: "allox" is none of allow, deny, timeout, cancel', { runId: 'r1', toolCallId: 'call-1' }]]);
   });
 
   it('reads a rule that is JSON but no rule as a damaged record unless it is an allow rule: a deny rule left out would let through what it refuses', async () => {

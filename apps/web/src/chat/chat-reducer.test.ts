@@ -299,12 +299,38 @@ describe('chatReducer history from the ledger', () => {
     const toolCalls = [record('call_0', { runId: 'r2', arguments: { command: 'rm -rf build' }, editedArguments: { command: 'rm -rf build/cache' }, decision: 'allow', source: 'user', outcome: 'executed', result: 'exit code: 0' })];
     const calls = (items: readonly ChatItem[]) => items.flatMap((item) => (item.kind === 'tool' ? [{ arguments: item.call.arguments, edited: item.call.editedArguments ?? null, state: item.call.state }] : []));
     const leftOut = ['the decision of call call_0 of run r1: "allox" is none of allow, deny, timeout, cancel'];
+    const leftOutCalls = [{ runId: 'r1', toolCallId: 'call_0' }];
     const expected = [
       { arguments: { command: 'ls' }, edited: null, state: { status: 'unreadable', result: 'The person denied this call.' } },
       { arguments: { command: 'rm -rf build' }, edited: { command: 'rm -rf build/cache' }, state: { status: 'done', approvedBy: 'you', result: 'exit code: 0' } },
     ];
-    expect(calls(load({ messages, runIds, toolCalls, leftOut }).items)).toStrictEqual(expected);
-    expect(calls(earlierItems(0, { messages, runIds, toolCalls, leftOut }))).toStrictEqual(expected);
+    expect(calls(load({ messages, runIds, toolCalls, leftOut, leftOutCalls }).items)).toStrictEqual(expected);
+    expect(calls(earlierItems(0, { messages, runIds, toolCalls, leftOutCalls }))).toStrictEqual(expected);
+  });
+
+  it('marks as damaged only the calls whose own row was left out, not every call with no row on a page that left something out', () => {
+    const messages: StoredMessage[] = [
+      { role: 'user', content: 'list' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_0', name: 'terminal', arguments: { command: 'ls' } }] },
+      { role: 'tool', toolCallId: 'call_0', toolName: 'terminal', content: 'listed' },
+      { role: 'user', content: 'again' },
+      { role: 'assistant', content: '', toolCalls: ['call_0', 'call_1'].map((id) => ({ id, name: 'terminal', arguments: { command: 'pwd' } })) },
+      { role: 'tool', toolCallId: 'call_0', toolName: 'terminal', content: 'denied' },
+      { role: 'tool', toolCallId: 'call_1', toolName: 'terminal', content: 'ran' },
+    ];
+    const runIds = ['r1', 'r1', 'r1', 'r2', 'r2', 'r2', 'r2'];
+    // Run 2's call_0 row did not read, and a message of the chat was left out too; run 1's call and run 2's call_1
+    // have no row on the page, as a call stored before the ledger has none.
+    const leftOut = ['the decision of call call_0 of run r2: "allox" is none of allow, deny, timeout, cancel', 'a message of chat chat_1: role: Invalid input'];
+    const leftOutCalls = [{ runId: 'r2', toolCallId: 'call_0' }];
+    const statuses = (items: readonly ChatItem[]) => items.flatMap((item) => (item.kind === 'tool' ? [item.call.state] : []));
+    const expected = [
+      { status: 'recorded', result: 'listed' },
+      { status: 'unreadable', result: 'denied' },
+      { status: 'recorded', result: 'ran' },
+    ];
+    expect(statuses(load({ messages, runIds, toolCalls: [], leftOut, leftOutCalls }).items)).toStrictEqual(expected);
+    expect(statuses(earlierItems(0, { messages, runIds, toolCalls: [], leftOutCalls }))).toStrictEqual(expected);
   });
 
   it('marks a call whose result the chat does not hold before its next message: the model was told it has none', () => {

@@ -1,4 +1,4 @@
-import type { LoopEvent, PendingApproval, PersonDecision, RunEndReason, StoredMessage, ToolArguments, ToolCallRecord, TrackedLoopEvent } from '../lib/api-types';
+import type { LeftOutCall, LoopEvent, PendingApproval, PersonDecision, RunEndReason, StoredMessage, ToolArguments, ToolCallRecord, TrackedLoopEvent } from '../lib/api-types';
 import { stateFromRecord } from './recorded-call-state';
 import {
   hasEnded,
@@ -53,8 +53,10 @@ export interface ChatHistory {
   runIds: readonly (string | null)[];
   /** The ledger rows of the chat's calls, in the order they started. */
   toolCalls: readonly ToolCallRecord[];
-  /** The page's records left out as damaged (`sessions.get`'s `leftOut`): a call of a run with no row is one. Default none. */
+  /** The page's records left out as damaged (`sessions.get`'s `leftOut`). Default none. */
   leftOut?: readonly string[];
+  /** The page's calls whose ledger row is among them (`leftOutCalls`): each is shown as damaged. Default none. */
+  leftOutCalls?: readonly LeftOutCall[];
   /** Calls still waiting for a decision. */
   pending: readonly PendingApproval[];
   /** The run still going, to follow: its turns are left out of the history and replayed from its events. */
@@ -273,9 +275,9 @@ function followedRun(runId: string): RunView {
  * run, so a row is found by its message's run and the call's id: matched in order alone, a row left out of the page
  * (damaged) would put the next run's row, its decision and what ran, on the call before.
  */
-function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'runIds' | 'toolCalls' | 'pending' | 'leftOut'>): ChatItem[] {
-  // With rows left out, a call of a run with none is taken for one of them, never shown as finished.
-  const unread: Missing = (history.leftOut ?? []).length === 0 ? 'recorded' : 'unreadable';
+function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'runIds' | 'toolCalls' | 'pending' | 'leftOutCalls'>): ChatItem[] {
+  // A call whose row was left out as damaged is shown so, never as finished; any other call with no row as recorded.
+  const unreadable = new Set((history.leftOutCalls ?? []).map((call) => callKey(call.runId, call.toolCallId)));
   const records = new Map<string, ToolCallRecord[]>();
   for (const record of history.toolCalls) {
     const at = callKey(record.runId, record.toolCallId);
@@ -311,7 +313,7 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           const key = `history:${index}:${call.id}`;
           const runId = history.runIds[index] ?? null;
           const record = runId === null ? undefined : records.get(callKey(runId, call.id))?.shift();
-          const missing: Missing = runId === null ? 'recorded' : unread;
+          const missing: Missing = runId !== null && unreadable.has(callKey(runId, call.id)) ? 'unreadable' : 'recorded';
           calls.set(call.id, { at: items.length, record, missing });
           open.set(call.id, items.length);
           const state = record === undefined ? { status: missing, result: null } : stateFromRecord(record, null, pending);
@@ -354,7 +356,7 @@ function callKey(runId: string, toolCallId: string): string {
  * part the chat was read with. `start` is its first message's place in the chat, which keeps its keys apart from
  * every other part's.
  */
-export function earlierItems(start: number, page: Pick<ChatHistory, 'messages' | 'runIds' | 'toolCalls' | 'leftOut'>): ChatItem[] {
+export function earlierItems(start: number, page: Pick<ChatHistory, 'messages' | 'runIds' | 'toolCalls' | 'leftOutCalls'>): ChatItem[] {
   const prefix = `earlier:${start}:`;
   return itemsFromHistory(page.messages, { ...page, pending: [] }).map((item) =>
     item.kind === 'tool' ? { ...item, key: prefix + item.key, call: { ...item.call, key: prefix + item.call.key } } : { ...item, key: prefix + item.key },

@@ -64,7 +64,11 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     const load = ++loads.current;
     const show = (pending: readonly PendingApproval[]) => {
       if (load !== loads.current) return;
-      const ended = { ...(data.lastRunEnd === undefined ? {} : { lastRunEnd: data.lastRunEnd }), ...(data.leftOut === undefined ? {} : { leftOut: data.leftOut }) };
+      const ended = {
+        ...(data.lastRunEnd === undefined ? {} : { lastRunEnd: data.lastRunEnd }),
+        ...(data.leftOut === undefined ? {} : { leftOut: data.leftOut }),
+        ...(data.leftOutCalls === undefined ? {} : { leftOutCalls: data.leftOutCalls }),
+      };
       dispatch({ type: 'history-loaded', history: { messages: data.messages, runIds: data.runIds, toolCalls: data.toolCalls, pending, follow, streamError, ...ended } });
     };
     const waiting = data.toolCalls.some((call) => call.outcome === null && call.decision === null && call.approvalId !== '' && call.runId !== follow);

@@ -31,6 +31,7 @@ export type ToolAnnotations = ToolInfo['annotations'];
 export type ToolServer = ToolsList['servers'][number];
 export type ModelInfo = RouterOutputs['model']['info'];
 export type ToolCallRecord = SessionDetail['toolCalls'][number];
+export type LeftOutCall = NonNullable<SessionDetail['leftOutCalls']>[number];
 export type PendingApproval = RouterOutputs['chat']['pending'][number];
 export type SessionUpdate = RouterInputs['sessions']['update'];
 export type AuditQuery = RouterInputs['audit']['list'];
