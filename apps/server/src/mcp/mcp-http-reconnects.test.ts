@@ -154,4 +154,48 @@ describe('a Streamable HTTP server that has the client poll: each stream ends af
     expect(idle).toBe(4);
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
   });
+
+  // Found in review: while a call waited, the floor was the delay of every stream, so a server that left a call
+  // unanswered had its own stream reopened every second as well, for as long as the call waited (up to 10 minutes).
+  test('keeps its own stream’s delay growing while a call it leaves unanswered is polled for at the floor', async () => {
+    const clock = manualClock();
+    const idle: number[] = [];
+    const polls: number[] = [];
+    await using remote = await httpMcpServer({
+      json: true,
+      tools: sizedTool,
+      route: (request, response, message) => {
+        const stream = (text: string) => {
+          response.writeHead(200, { 'content-type': 'text/event-stream' }).end(text);
+          return true;
+        };
+        if (message?.method === 'tools/call') return stream('id: call-0\nretry: 0\ndata: \n\n');
+        if (request.method !== 'GET') return false;
+        if (String(request.headers['last-event-id']).startsWith('call-')) {
+          polls.push(clock.now());
+          return stream(`id: call-${polls.length}\nretry: 0\ndata: \n\n`);
+        }
+        idle.push(clock.now());
+        return stream(`id: idle-${idle.length}\nretry: 0\ndata: \n\n`);
+      },
+    });
+    await using mcp = manager(remote.url, { logger: { info: () => undefined, warn: () => undefined }, clock });
+    await mcp.start();
+    await vi.waitFor(() => expect(idle).toHaveLength(1), { timeout: 20_000 });
+    const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
+    const controller = new AbortController();
+    const answered = sized?.execute({ bytes: 2 }, { ...context(), signal: controller.signal }).catch(() => 'stopped');
+    const started = clock.now();
+    while (clock.now() - started < 60_000) {
+      await vi.waitFor(() => expect(clock.pending().length).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
+      clock.advance(clock.pending()[0]! - clock.now());
+    }
+    controller.abort();
+    await answered;
+    // Polled for the call about once a second, while its own stream, reopened each second before, was reopened later each
+    // time: the short streams of both count toward its delay.
+    expect(polls.length).toBeGreaterThanOrEqual(55);
+    expect(idle.length).toBeLessThanOrEqual(6);
+    expect(idle.slice(2).every((at, index) => at - idle[index + 1]! >= 2 * MIN_STREAM_REOPEN_DELAY_MS)).toBe(true);
+  });
 });

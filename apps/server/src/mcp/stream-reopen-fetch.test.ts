@@ -4,6 +4,8 @@ import { manualClock } from './fixtures/manual-clock';
 import { MAX_EMPTY_STREAMS_IN_A_ROW, MAX_STREAM_REOPEN_DELAY_MS, MIN_STREAM_REOPEN_DELAY_MS, streamReopenFetch, StreamReopenStormError } from './stream-reopen-fetch';
 
 const PRIMING = 'id: e1\nretry: 0\ndata: \n\n';
+/** What each POST is answered with: a stream that ends after an event id, as a server that has the client poll sends it. */
+const ANSWER_STREAM = 'id: call-0\nretry: 0\ndata: \n\n';
 
 /**
  * A streamReopenFetch over a server answering each GET with the next of `bodies` (the last again once they run out),
@@ -16,7 +18,7 @@ function reopening(bodies: string[], options: { awaitingAnswer?: () => boolean }
   const opened: number[] = [];
   const held = { controller: undefined as ReadableStreamDefaultController<Uint8Array> | undefined };
   const base: FetchLike = (_url, init) => {
-    if (init?.method !== 'GET') return Promise.resolve(new Response('{}'));
+    if (init?.method !== 'GET') return Promise.resolve(new Response(ANSWER_STREAM, { headers: { 'content-type': 'text/event-stream' } }));
     opened.push(clock.now());
     const text = bodies[Math.min(opened.length, bodies.length) - 1]!;
     const body = text === 'held' ? new ReadableStream<Uint8Array>({ start: (controller) => void (held.controller = controller) }) : text;
@@ -24,10 +26,10 @@ function reopening(bodies: string[], options: { awaitingAnswer?: () => boolean }
   };
   const fetch = streamReopenFetch(base, { onStorm: () => storms.push(clock.now()), clock, ...options });
   /** Opens a stream as the SDK does (GET), moving the clock on to when the fetch lets it open, and reads it whole; says how long it waited and read. */
-  const open = async (): Promise<number> => {
+  const open = async (lastEventId?: string): Promise<number> => {
     const before = clock.now();
     const count = opened.length;
-    const response = fetch('http://127.0.0.1/mcp', { method: 'GET' });
+    const response = fetch('http://127.0.0.1/mcp', { method: 'GET', headers: lastEventId === undefined ? {} : { 'last-event-id': lastEventId } });
     await vi.waitFor(() => expect(opened.length > count || clock.pending().length > 0).toBe(true));
     if (opened.length === count) {
       const [due] = clock.pending();
@@ -79,15 +81,29 @@ describe('streamReopenFetch', () => {
     expect(await open()).toBe(MIN_STREAM_REOPEN_DELAY_MS);
   });
 
-  test('waits only the floor while a request waits for its answer, which the server may have polled for, however the delay grew', async () => {
+  test('waits only the floor to resume an answer’s stream while a request waits for it, which the server may have polled for, however the delay grew', async () => {
     const waiting = { now: false };
-    const { open } = reopening([PRIMING], { awaitingAnswer: () => waiting.now });
-    expect([await open(), await open(), await open(), await open()]).toStrictEqual([0, MIN_STREAM_REOPEN_DELAY_MS, 2_000, 4_000]);
+    const { open, fetch } = reopening(['id: idle\nretry: 0\ndata: \n\n', 'id: idle\nretry: 0\ndata: \n\n', 'id: idle\nretry: 0\ndata: \n\n', 'id: idle\nretry: 0\ndata: \n\n', 'id: call-1\nretry: 0\ndata: \n\n', 'id: call-2\nretry: 0\ndata: \n\n'], { awaitingAnswer: () => waiting.now });
+    expect([await open(), await open('idle'), await open('idle'), await open('idle')]).toStrictEqual([0, MIN_STREAM_REOPEN_DELAY_MS, 2_000, 4_000]);
     waiting.now = true;
-    expect([await open(), await open()]).toStrictEqual([MIN_STREAM_REOPEN_DELAY_MS, MIN_STREAM_REOPEN_DELAY_MS]);
+    // The request's answer comes as an event stream that ends after its id: each GET resuming it, or the one before, waits the floor.
+    await (await fetch('http://127.0.0.1/mcp', { method: 'POST', body: '{}' })).text();
+    expect([await open('call-0'), await open('call-1')]).toStrictEqual([MIN_STREAM_REOPEN_DELAY_MS, MIN_STREAM_REOPEN_DELAY_MS]);
     waiting.now = false;
     // Grown meanwhile, the polls having each held one event.
-    expect(await open()).toBe(MAX_STREAM_REOPEN_DELAY_MS);
+    expect(await open('call-2')).toBe(MAX_STREAM_REOPEN_DELAY_MS);
+  });
+
+  // Found in review: given the floor while a request waited, the server's own stream was reopened every second too, for
+  // as long as a call it left unanswered waited.
+  test('keeps the delay of the server’s own stream while a request waits, even one ending on an id an answer’s stream ended on', async () => {
+    const waiting = { now: true };
+    const { open, fetch } = reopening(['id: idle\nretry: 0\ndata: \n\n', 'id: idle\nretry: 0\ndata: \n\n', 'id: call-0\nretry: 0\ndata: \n\n'], { awaitingAnswer: () => waiting.now });
+    await (await fetch('http://127.0.0.1/mcp', { method: 'POST', body: '{}' })).text();
+    expect([await open(), await open('idle'), await open('idle'), await open('idle')]).toStrictEqual([0, MIN_STREAM_REOPEN_DELAY_MS, 2_000, 4_000]);
+    // The server's own stream ended on the answer stream's id: resuming from it is no poll for an answer.
+    expect(await open('call-0')).toBe(8_000);
+    expect(await open('call-0')).toBe(16_000);
   });
 
   test('leaves the delay as it was for a stream with nothing in it, each of which counts toward the storm, and opens none past it', async () => {

@@ -47,7 +47,10 @@ export interface StreamReopenOptions {
  * from the second, up to MAX_STREAM_REOPEN_DELAY_MS, however many events each brought: a stream that brought two
  * brought the delay back to the floor, so a server putting two in each had its stream reopened every second for as
  * long as it ran (found in review). Only a stream that lasted brings it back to the floor, and while a request of
- * Airlock's waits for its answer (`awaitingAnswer`) the floor is the delay.
+ * Airlock's waits for its answer (`awaitingAnswer`) the floor is the delay of a GET that resumes an answer's stream: one
+ * whose Last-Event-ID is the last id of the event stream a request was answered on, or of such a GET's. The server's
+ * own stream keeps its delay then: given the floor too, a server that left a call of Airlock's unanswered had its
+ * own stream reopened every second as well, for as long as the call waited (up to 10 minutes, found in review).
  */
 export function streamReopenFetch(baseFetch: FetchLike, { onStorm, awaitingAnswer = () => false, clock = SYSTEM_CLOCK }: StreamReopenOptions): FetchLike {
   let lastEnd: number | undefined;
@@ -55,6 +58,14 @@ export function streamReopenFetch(baseFetch: FetchLike, { onStorm, awaitingAnswe
   let thinInARow = 0;
   let emptyInARow = 0;
   let stormed = false;
+  /** The last event id of each stream of an answer (a POST's, or a GET's resuming one), the latest MAX_ANSWER_STREAM_IDS. */
+  const answerIds = new Set<string>();
+  const answerStreamEnded = (lastId: string | undefined) => {
+    if (lastId === undefined) return;
+    answerIds.delete(lastId);
+    answerIds.add(lastId);
+    if (answerIds.size > MAX_ANSWER_STREAM_IDS) answerIds.delete(answerIds.values().next().value!);
+  };
   const ended = (openedAt: number, { fields }: StreamContent) => {
     const now = clock.now();
     lastEnd = now;
@@ -67,21 +78,43 @@ export function streamReopenFetch(baseFetch: FetchLike, { onStorm, awaitingAnswe
     onStorm();
   };
   return async (url, init) => {
-    if (init?.method !== 'GET') return baseFetch(url, init);
+    if (init?.method !== 'GET') {
+      const response = await baseFetch(url, init);
+      if (init?.method !== 'POST' || !isEventStream(response)) return response;
+      const body = watched(response.body!, clock.now(), (_, { lastId }) => answerStreamEnded(lastId));
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    }
     if (stormed) throw new StreamReopenStormError();
-    const doublings = awaitingAnswer() ? 0 : Math.max(0, thinInARow - 1);
+    const resumed = new Headers(init.headers).get('last-event-id');
+    const resumesAnswer = resumed !== null && answerIds.has(resumed);
+    const doublings = awaitingAnswer() && resumesAnswer ? 0 : Math.max(0, thinInARow - 1);
     const wait = Math.min(MIN_STREAM_REOPEN_DELAY_MS * 2 ** doublings, MAX_STREAM_REOPEN_DELAY_MS);
     if (lastEnd !== undefined) await clockDelay(clock, lastEnd + wait - clock.now(), init.signal ?? undefined);
     const response = await baseFetch(url, init);
     if (!response.ok || response.body === null) return response;
-    const body = watched(response.body, clock.now(), ended);
+    const body = watched(response.body, clock.now(), (openedAt, content) => {
+      // An id the server's own stream ended on resumes no answer, whatever stream it also ended.
+      if (resumesAnswer) answerStreamEnded(content.lastId);
+      else if (content.lastId !== undefined) answerIds.delete(content.lastId);
+      ended(openedAt, content);
+    });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
-/** What an event stream held: whether a line of it was a `data` or `id` field. */
+/** What an event stream held: whether a line of it was a `data` or `id` field, and the value of its last `id` (undefined for none, or one over MAX_ID_BYTES). */
 interface StreamContent {
   fields: boolean;
+  lastId: string | undefined;
+}
+
+/** Answer streams whose last event id is kept, to know a GET that resumes one. */
+const MAX_ANSWER_STREAM_IDS = 64;
+/** The longest event id kept, in bytes. */
+const MAX_ID_BYTES = 256;
+
+function isEventStream(response: Response): boolean {
+  return response.body !== null && (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
 }
 
 /** `source`, passed on as it is; `onEnd` is told when it ends or fails (not when its reader cancels it) and what it held. */
@@ -114,30 +147,49 @@ function watched(source: ReadableStream<Uint8Array>, openedAt: number, onEnd: (o
 
 const LF = 0x0a;
 const COLON = 0x3a;
+const SPACE = 0x20;
+const DECODER = new TextDecoder();
 const NAMES = ['data', 'id'].map((name) => [...name].map((char) => char.charCodeAt(0)));
+const ID = NAMES[1]!;
 const LONGEST_NAME = Math.max(...NAMES.map((name) => name.length));
 
 /**
  * Reads an event stream (LF line ends, as `lfLineEndsFetch` makes them) chunk by chunk: whether a line so far was a
- * `data` or `id` field. A comment, a `retry` and any other field is nothing.
+ * `data` or `id` field, and the last `id` field's value. A comment, a `retry` and any other field is nothing.
  */
 function contentOf(): { held: StreamContent; read(chunk: Uint8Array): void } {
-  const held: StreamContent = { fields: false };
+  const held: StreamContent = { fields: false, lastId: undefined };
   const name: number[] = [];
   let inValue = false;
-  const isContent = () => NAMES.some((known) => known.length === name.length && known.every((byte, index) => name[index] === byte));
+  /** The bytes of the `id` field being read, while it is one and within MAX_ID_BYTES (one more tells it is over). */
+  let id: number[] | undefined;
+  const is = (known: number[]) => known.length === name.length && known.every((byte, index) => name[index] === byte);
+  const isContent = () => NAMES.some(is);
+  const idEnded = () => {
+    if (id === undefined) return;
+    // The value starts after the colon and one space, if there is one.
+    const value = id[0] === SPACE ? id.slice(1) : id;
+    held.lastId = id.length > MAX_ID_BYTES ? undefined : DECODER.decode(Uint8Array.from(value));
+    id = undefined;
+  };
   return {
     held,
     read: (chunk) => {
-      for (let index = 0; index < chunk.length && !held.fields; index += 1) {
+      for (let index = 0; index < chunk.length; index += 1) {
         const byte = chunk[index]!;
         if (byte === LF) {
-          if (!inValue && isContent()) held.fields = true;
+          if (!inValue && isContent()) {
+            held.fields = true;
+            if (is(ID)) held.lastId = '';
+          }
+          idEnded();
           name.length = 0;
           inValue = false;
-        } else if (inValue) continue;
-        else if (byte === COLON) {
+        } else if (inValue) {
+          if (id !== undefined && id.length <= MAX_ID_BYTES) id.push(byte);
+        } else if (byte === COLON) {
           if (isContent()) held.fields = true;
+          if (is(ID)) id = [];
           inValue = true;
         } else if (name.length <= LONGEST_NAME) name.push(byte);
       }
