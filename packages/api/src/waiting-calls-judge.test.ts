@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ChatService } from './chat-service';
 import type { RuleService } from './context';
 import { MemoryStore } from './memory-store';
+import { MARK_RETRY_FIRST_MS, MARK_RETRY_MAX_MS, UNJUDGED, WaitingCallsJudge } from './waiting-calls-judge';
 
 const services: ChatService[] = [];
 afterEach(async () => {
@@ -199,5 +200,65 @@ describe('rules read for a pass while another read finds them changed', () => {
 
     await vi.waitFor(() => expect(chats.map((sessionId) => chat.pending(sessionId).length)).toStrictEqual([0, 0]), { timeout: 10_000 });
     expect(ran).toStrictEqual([]);
+  });
+});
+
+describe('the hold of a call the rules could not judge, its write to the store failing', () => {
+  /** A judge over one registry whose call `x` the rules cannot read, and a store whose writes of a hold fail `failing` times. */
+  function judgeWithFlakyStore(failing: number) {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register({ sessionId: 's', runId: 'r1', toolCallId: 'c1', toolName: 'echo', arguments: { text: 'x' }, executesCode: false, toolVersion: 'v1', timeoutMs: 'never' });
+    const writes: string[] = [];
+    const changed: string[] = [];
+    let left = failing;
+    const store = {
+      requireExactGrants: (runId: string, toolCallId: string) => {
+        writes.push(`${runId}/${toolCallId}`);
+        if (left === 0) return Promise.resolve();
+        left -= 1;
+        return Promise.reject(new Error('the connection to the database was lost'));
+      },
+    };
+    const rules = { evaluate: () => Promise.reject(new Error('the workspace rules file cannot be read')) } as Partial<RuleService> as RuleService;
+    const judge = new WaitingCallsJudge({ registry, rules, store, sessions: () => ['s'], toolOf: () => echoTool([]), changed: (sessionId) => changed.push(sessionId), log: () => {} });
+    return { registry, ticket, judge, writes, changed };
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is written again, later each time, until the store keeps it, and the watchers told then (found in review)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { registry, judge, writes, changed } = judgeWithFlakyStore(2);
+    await judge.judgeAll();
+    expect(registry.listPending('s').map((call) => [call.exactGrantsOnly, call.askedBecause?.ruleId])).toStrictEqual([[true, UNJUDGED]]);
+    expect([writes.length, changed.length]).toStrictEqual([1, 1]);
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_FIRST_MS);
+    expect(writes).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_FIRST_MS);
+    expect(writes).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_FIRST_MS);
+    expect([writes.length, changed.length]).toStrictEqual([3, 2]);
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_MAX_MS * 2);
+    expect(writes).toStrictEqual(['r1/c1', 'r1/c1', 'r1/c1']);
+  });
+
+  it('is no longer written once the call is decided, nor once the judge is stopped', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const decided = judgeWithFlakyStore(Number.POSITIVE_INFINITY);
+    await decided.judge.judgeAll();
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_FIRST_MS);
+    expect(decided.writes).toHaveLength(2);
+    expect(decided.registry.resolve(decided.registry.listPending('s')[0]!.approvalId, 'deny', { sessionId: 's' })).toMatchObject({ resolved: true });
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_MAX_MS * 2);
+    expect(decided.writes).toHaveLength(2);
+
+    const stopped = judgeWithFlakyStore(Number.POSITIVE_INFINITY);
+    await stopped.judge.judgeAll();
+    stopped.judge.stop();
+    await vi.advanceTimersByTimeAsync(MARK_RETRY_MAX_MS * 2);
+    expect(stopped.writes).toHaveLength(1);
+    expect(stopped.registry.listPending('s').map((call) => call.exactGrantsOnly)).toStrictEqual([true]);
   });
 });
