@@ -19,7 +19,7 @@ import { healthAnswer } from './http/health';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { acceptMessagesUpTo, MAX_MESSAGE_BEFORE_TOKEN_BYTES } from './http/before-token-limit';
-import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget, type ReadBudgetClock } from './http/socket-read-budget';
+import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
 import { CLOSE_ANSWER_MS, closingWithin } from './http/close-answer-grace';
 import { refusedBeforeTokenClose } from './http/refused-before-token';
@@ -60,7 +60,7 @@ export interface StartServerOptions {
    */
   readBudget?: ReadBudget;
   /** The clock read budgets refill by, and wait on. Default `performance.now()` and its timers; a test's own, to count against. */
-  readBudgetClock?: ReadBudgetClock;
+  readBudgetClock?: Clock;
   /** Largest WebSocket message accepted once the token is (before it, 16 KiB); a bigger one closes the connection with 1009. Default 1 MiB. */
   maxPayloadBytes?: number;
   /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */

@@ -1,4 +1,5 @@
 import type { RawData, WebSocket } from 'ws';
+import { SYSTEM_CLOCK, type Clock } from '../clock';
 
 /** Bytes of messages one socket may send back to back, then how fast it may go on. */
 export interface ReadBudget {
@@ -47,26 +48,6 @@ export class SocketReads {
   }
 }
 
-/**
- * The time a read budget refills by, and its timer. Tests pass a clock of their own, to count what a budget pays for
- * against it rather than against the time a machine happened to take.
- */
-export interface ReadBudgetClock {
-  /** Milliseconds on a clock that never goes back. */
-  now(): number;
-  /** Calls `callback` once `ms` have passed on this clock; returns what cancels it. */
-  after(ms: number, callback: () => void): () => void;
-}
-
-/** The process's monotonic clock (`performance.now()`) and its timers. */
-export const SYSTEM_READ_BUDGET_CLOCK: ReadBudgetClock = {
-  now: () => performance.now(),
-  after: (ms, callback) => {
-    const timer = setTimeout(callback, ms);
-    return () => clearTimeout(timer);
-  },
-};
-
 type MessageListener = (data: RawData, isBinary: boolean) => void;
 
 /**
@@ -76,7 +57,7 @@ type MessageListener = (data: RawData, isBinary: boolean) => void;
  * as the budget allows, so none of them costs the server's thread meanwhile and other sockets are read. Installed
  * after every other message listener, which it then wraps, so a message is counted before anything reads it.
  */
-export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadBudget, clock: ReadBudgetClock = SYSTEM_READ_BUDGET_CLOCK): void {
+export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadBudget, clock: Clock = SYSTEM_CLOCK): void {
   const listeners = client.listeners('message') as MessageListener[];
   client.removeAllListeners('message');
   let tokens = budget.burstBytes;

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { errorMessage } from '@airlock/core';
+import type { Clock } from '../clock';
 import { CappedOutput } from './capped-output';
 import type { ConfinedCommand, ConfinedProcess } from './process-confinement';
 import { confineToProcessGroup } from './process-group-confinement';
@@ -12,10 +13,8 @@ export const DEFAULT_DRAIN_MS = 500;
 /** setTimeout fires at once for longer delays. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** What a command's timeout is counted on: calls back once `ms` have passed, and returns what cancels it. */
-export interface ProcessClock {
-  after(ms: number, callback: () => void): () => void;
-}
+/** What a command's timeout is counted on: the server's clock, its timers alone. */
+export type ProcessClock = Pick<Clock, 'after'>;
 
 /** The process's own timers. */
 export const PROCESS_TIMERS: ProcessClock = {
