@@ -119,7 +119,10 @@ export class OpenAIChunkReader {
   }
 
   push(chunk: unknown): ModelPart[] {
-    const parsed = chunkSchema.safeParse(chunk);
+    // A streamed choice holding a whole `message` in place of a `delta`, from a server streaming its answer as one such
+    // chunk: its text and calls were dropped unseen. After pieces of the answer it repeats them, as clients of the
+    // format read it (not at all), and is not read again.
+    const parsed = chunkSchema.safeParse(this.pieces === 0 && this.finishReason === undefined ? withMessagesAsDeltas(chunk) : chunk);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
@@ -169,15 +172,7 @@ export class OpenAIChunkReader {
    */
   pushCompletion(completion: unknown): ModelPart[] {
     if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw new MalformedChunkError('the answer is JSON but not a chat completion');
-    const choices = completion.choices.map((choice: unknown) => {
-      if (!isPlainObject(choice)) return choice;
-      if (Object.hasOwn(choice, 'delta') && !Object.hasOwn(choice, 'message')) return choice;
-      const message = choice.message;
-      if (!isPlainObject(message)) return { delta: message, finish_reason: choice.finish_reason };
-      // Pieces of a stream name their call by index; the calls of a whole message are in order.
-      const calls = Array.isArray(message.tool_calls) ? message.tool_calls.map((call: unknown, index) => (isPlainObject(call) ? { ...call, index } : call)) : message.tool_calls;
-      return { delta: { ...message, tool_calls: calls }, finish_reason: choice.finish_reason };
-    });
+    const choices = completion.choices.map((choice: unknown) => (isPlainObject(choice) && (Object.hasOwn(choice, 'message') || !Object.hasOwn(choice, 'delta')) ? messageAsDelta(choice) : choice));
     return this.push({ choices, usage: completion.usage });
   }
 
@@ -322,6 +317,22 @@ export class OpenAIChunkReader {
     while (this.calls.has(next)) next++;
     return next;
   }
+}
+
+/** A choice holding a whole `message` as the chunk's choice that holds all of it: the calls of a message are in order. */
+function messageAsDelta(choice: Record<string, unknown>): Record<string, unknown> {
+  const message = choice.message;
+  if (!isPlainObject(message)) return { delta: message, finish_reason: choice.finish_reason };
+  // Pieces of a stream name their call by index.
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.map((call: unknown, index) => (isPlainObject(call) ? { ...call, index } : call)) : message.tool_calls;
+  return { delta: { ...message, tool_calls: calls }, finish_reason: choice.finish_reason };
+}
+
+/** A streamed chunk whose choices holding a `message` and no `delta` are read as holding it as their delta. */
+function withMessagesAsDeltas(chunk: unknown): unknown {
+  if (!isPlainObject(chunk) || !Array.isArray(chunk.choices)) return chunk;
+  const choices = chunk.choices.map((choice: unknown) => (isPlainObject(choice) && Object.hasOwn(choice, 'message') && !Object.hasOwn(choice, 'delta') ? messageAsDelta(choice) : choice));
+  return { ...chunk, choices };
 }
 
 /** The length of an object's JSON; one nested too deep to write out is refused (it came out of a line of at most 8 MiB). */

@@ -700,6 +700,26 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads a streamed chunk holding a whole message in place of a delta as the answer when it comes first, and not again after the pieces it repeats', async () => {
+      const withMessage = (message: Record<string, unknown>, finish: string) =>
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })}`;
+      const readFile = { id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } };
+      const first = await rawServer([`${withMessage({ content: 'Reading.', tool_calls: [readFile] }, 'tool_calls')}\n\ndata: [DONE]\n\n`]);
+      const after = await rawServer([`${chunk({ content: 'Reading.' })}\n\n${call(0, 'call_a', 'read_file', '{"path":"a.txt"}')}\n\n${withMessage({ content: 'Reading.', tool_calls: [readFile] }, 'tool_calls')}\n\ndata: [DONE]\n\n`]);
+      try {
+        const expected = [
+          { type: 'text-delta', text: 'Reading.' },
+          { type: 'tool-call', id: 'call_a', name: 'read_file', arguments: '{"path":"a.txt"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ];
+        expect(await collect(new OpenAICompatibleModel({ baseURL: first.url, model: 'm' }).stream(hello, new AbortController().signal))).toStrictEqual(expected);
+        expect(await collect(new OpenAICompatibleModel({ baseURL: after.url, model: 'm' }).stream(hello, new AbortController().signal))).toStrictEqual(expected);
+      } finally {
+        await first.close();
+        await after.close();
+      }
+    });
+
     it('reads a call whose later pieces carry another id than its first, as a hosted server sends them, as the one call at its index', async () => {
       // The first piece of each call has one id beside the name, every later piece another.
       const piece = (index: number, id: string, name: string | undefined, args: string) =>
