@@ -3,6 +3,7 @@ import { MAX_MESSAGE_LENGTH, randomId, type DeclaredArguments } from '@airlock/c
 import { WebSocket } from 'ws';
 import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswer } from './decision-answer';
 import { continuedChatNote } from './continued-chat';
+import { leftOutOfChat } from './left-out-of-chat';
 import { decisionErrorNote } from './decision-refusal';
 import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
@@ -313,9 +314,10 @@ class ChatSession {
     let activeRunId: string | null;
     let paused: string | undefined;
     let leftOut: string[] | undefined;
+    let messagesBefore: number;
     let title: string;
     try {
-      ({ activeRunId, paused, leftOut, title } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
+      ({ activeRunId, paused, leftOut, title, messagesBefore } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
     } catch (error) {
       // No such chat yet: the first message starts it under this id, and the person is told so.
       if (serverCode(error) === 'NOT_FOUND') {
@@ -326,8 +328,12 @@ class ChatSession {
       return;
     }
     for (const row of quotedLines(continuedChatNote({ sessionId: this.sessionId, title }, this.sessionId), style, this.screen.layout)) this.screen.line(style.dim(row));
-    // The chat's history is not shown here, but what the model was not given of it is.
-    if (leftOut !== undefined) for (const row of quotedLines(leftOutNotice(leftOut), style, this.screen.layout)) this.screen.line(style.warn(row));
+    // The chat's history is not shown here, but what the model was not given of it is, in every part of it.
+    const damaged = await leftOutOfChat({ ...(leftOut === undefined ? {} : { leftOut }), messagesBefore }, (before) => this.client.trpc.sessions.get.query({ sessionId: this.sessionId, before })).catch((error: unknown) => {
+      if (!this.quit.aborted) for (const row of quotedLines(`Cannot read the earlier part of chat ${this.sessionId}: ${errorText(error)}`, style, this.screen.layout)) this.screen.line(style.bad(row));
+      return leftOut ?? [];
+    });
+    if (damaged.length > 0) for (const row of quotedLines(leftOutNotice(damaged), style, this.screen.layout)) this.screen.line(style.warn(row));
     if (activeRunId === null) return;
     this.screen.line(style.dim('A run is still going in this chat; following it from its start.'));
     if (paused !== undefined) {

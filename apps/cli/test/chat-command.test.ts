@@ -116,6 +116,38 @@ describe('airlock chat, opening a chat with stored records left out as damaged',
   });
 });
 
+describe('airlock chat, opening a chat longer than one part with stored records left out of an earlier part', () => {
+  // Found in review: only the newest part was read, so a record left out of an earlier one, which the model does not
+  // read either, was said nowhere.
+  it('reads each earlier part and names the records every part left out, oldest first', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const { store } = fillingStore({ fillsAt: () => false });
+    const earlier = 'a message of chat c1: role: Invalid input';
+    const newest = 'a message of chat c1: content: Invalid input: expected string, received number';
+    const loadMessagePage = store.loadMessagePage.bind(store);
+    // As a store answers for a chat longer than one part (its newest part starting after its first message), whose
+    // rows that do not read are named as the SQLite and PostgreSQL stores name them (their own tests damage one).
+    store.loadMessagePage = async (sessionId, query) => {
+      if (query.before === undefined) {
+        query.leftOut?.(newest);
+        return { ...(await loadMessagePage(sessionId, { ...query, before: Number.MAX_SAFE_INTEGER })), start: 1 };
+      }
+      query.leftOut?.(earlier);
+      return { ...(await loadMessagePage(sessionId, { ...query, before: 1 })), start: 0 };
+    };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [], store });
+    fake.enqueue({ text: 'hi' });
+    await airlock.chat.startRun({ sessionId: 'c1', runId: 'r1', message: 'hello' });
+    await expect.poll(() => airlock.chat.listSessions()[0]?.activeRunId, WAIT).toBeNull();
+
+    const { terminal, exited } = chatOnFakeTerminal({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, sessionId: 'c1' });
+    await terminal.says(`2 stored records of this chat are damaged and left out when the chat is read (${earlier}; ${newest}).`);
+    await terminal.shows('you›');
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+});
+
 describe('airlock chat, stopping a run while the server cannot store its data', () => {
   it('says a stop the server could not store does not hold yet; once space is back the run ends stopped, running nothing', async () => {
     await using fake = await startFakeOpenAIServer();
