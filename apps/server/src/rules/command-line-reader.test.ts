@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { manualClock } from '../mcp/fixtures/manual-clock';
 import { CommandLineReader, readCommandLine } from './command-line-reader';
 import { parseCommandLine } from './parse-command-line';
 
@@ -43,9 +44,13 @@ describe('CommandLineReader', () => {
         });`,
         { eval: true },
       );
-    const reader = new CommandLineReader({ timeLimitMs: 200, worker: fake });
+    const clock = manualClock();
+    const reader = new CommandLineReader({ timeLimitMs: 200, worker: fake, clock });
     const hung = reader.read('hang');
     const next = reader.read('git status');
+    // Its limit runs once the worker is ready, on a clock the test moves; the next line's, in the new worker, too.
+    await vi.waitFor(() => expect(clock.pending()).toStrictEqual([200]));
+    clock.advance(200);
     expect(await hung).toStrictEqual({ kind: 'refused', reason: 'the command parser took longer than 200 ms', reachable: [], incomplete: true });
     expect(await next).toStrictEqual({ kind: 'refused', reason: 'read git status', reachable: [], incomplete: true });
     await reader.close();

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Clock } from '../clock';
 import type { CommandLine } from './parse-command-line';
 
 export interface CommandLineReaderOptions {
@@ -16,7 +17,18 @@ export interface CommandLineReaderOptions {
   startLimitMs?: number;
   /** For tests: the worker to start instead of command-line-worker (the same messages). */
   worker?: () => Worker;
+  /** The clock a line's time limit is counted on. Default the process's timers, which keep no process alive; a test's own, to move. */
+  clock?: Pick<Clock, 'after'>;
 }
+
+/** The process's timers, each unreferenced: a line being read does not keep the process alive. */
+const UNREFERENCED_TIMERS: Pick<Clock, 'after'> = {
+  after: (ms, callback) => {
+    const timer = setTimeout(callback, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
 
 interface Waiting {
   text: string;
@@ -38,13 +50,15 @@ export class CommandLineReader {
   readonly #idleMs: number;
   readonly #startLimitMs: number;
   readonly #newWorker: () => Worker;
+  readonly #clock: Pick<Clock, 'after'>;
   /** Lines waiting, by owner; an owner's place in the map is its turn (taken from the front, put back at the end). */
   readonly #queues = new Map<string, Waiting[]>();
   #worker: Worker | undefined;
   /** The worker has loaded the grammar: a line's time limit runs only from then. */
   #ready = false;
   #starting: ReturnType<typeof setTimeout> | undefined;
-  #current: (Waiting & { id: number; timer: ReturnType<typeof setTimeout> | undefined }) | undefined;
+  /** The line being read, and what cancels its time limit once that runs. */
+  #current: (Waiting & { id: number; timer: (() => void) | undefined }) | undefined;
   #idle: ReturnType<typeof setTimeout> | undefined;
   #nextId = 1;
 
@@ -53,6 +67,7 @@ export class CommandLineReader {
     this.#idleMs = options.idleMs ?? 30_000;
     this.#startLimitMs = options.startLimitMs ?? 30_000;
     this.#newWorker = options.worker ?? (() => new Worker(...workerEntry()));
+    this.#clock = options.clock ?? UNREFERENCED_TIMERS;
   }
 
   /** `owner`: whose line this is (a chat's id); owners' lines are read in turn. */
@@ -74,7 +89,7 @@ export class CommandLineReader {
     const current = this.#current;
     this.#current = undefined;
     if (current !== undefined) {
-      clearTimeout(current.timer);
+      current.timer?.();
       current.resolve(unread('the command parser was stopped'));
     }
     const queues = [...this.#queues.values()];
@@ -122,8 +137,7 @@ export class CommandLineReader {
   #arm(worker: Worker): void {
     const current = this.#current;
     if (current === undefined || current.timer !== undefined) return;
-    current.timer = setTimeout(() => this.#fail(worker, `the command parser took longer than ${this.#timeLimitMs} ms`), this.#timeLimitMs);
-    current.timer.unref();
+    current.timer = this.#clock.after(this.#timeLimitMs, () => this.#fail(worker, `the command parser took longer than ${this.#timeLimitMs} ms`));
   }
 
   #start(): Worker {
@@ -142,7 +156,7 @@ export class CommandLineReader {
       }
       const current = this.#current;
       if (current === undefined || current.id !== answer.id) return;
-      clearTimeout(current.timer);
+      current.timer?.();
       this.#current = undefined;
       current.resolve(answer.line);
       this.#next();
@@ -162,7 +176,7 @@ export class CommandLineReader {
     const current = this.#current;
     this.#current = undefined;
     if (current !== undefined) {
-      clearTimeout(current.timer);
+      current.timer?.();
       current.resolve(unread(reason));
     }
     this.#next();
