@@ -147,8 +147,6 @@ const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url
  * reads the same code (its airlock-socket.ts).
  */
 export const CLOSE_REPLACED_BEFORE_TOKEN = 4001;
-/** How long such a socket has to answer its close before it is cut. */
-const GIVEN_WAY_CLOSE_MS = 2_000;
 
 /**
  * Requests a plain HTTP socket may send ahead of their answers (pipelined) and have wait; one more and it is closed.
@@ -258,24 +256,19 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // Sockets that gave their place to a newcomer, closing, oldest first. Out of `unauthenticated`, no token they send is
   // accepted: nothing they sent reached a procedure, which their close code tells the client, who sends it all again
   // on its next connection (a cut socket's client cannot tell that from a lost answer). One that does not answer the
-  // close within GIVEN_WAY_CLOSE_MS is cut, and so is the oldest when maxHttpConnections are closing: a flood holds no
-  // more files than that, and a backend opening its connections together gets them all.
-  const givenWay = new Map<WebSocket, ReturnType<typeof setTimeout>>();
+  // close within its grace is cut (closingWithin), and so is the oldest when maxHttpConnections are closing: a flood
+  // holds no more files than that, and a backend opening its connections together gets them all.
+  const givenWay = new Set<WebSocket>();
   const makeWay = (client: WebSocket): void => {
-    const cut = (closing: WebSocket): void => {
-      clearTimeout(givenWay.get(closing));
-      givenWay.delete(closing);
-      closing.terminate();
-    };
     if (givenWay.size >= capacity.maxHttpConnections) {
-      const [oldest] = givenWay.keys();
-      if (oldest !== undefined) cut(oldest);
+      const [oldest] = givenWay;
+      if (oldest !== undefined) {
+        givenWay.delete(oldest);
+        oldest.terminate();
+      }
     }
-    givenWay.set(client, setTimeout(() => cut(client), GIVEN_WAY_CLOSE_MS));
-    client.once('close', () => {
-      clearTimeout(givenWay.get(client));
-      givenWay.delete(client);
-    });
+    givenWay.add(client);
+    client.once('close', () => givenWay.delete(client));
     client.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
   };
   wss.on('connection', (client: WebSocket, req: IncomingMessage) => {

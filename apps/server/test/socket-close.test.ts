@@ -50,7 +50,8 @@ interface Frame {
 
 /**
  * A WebSocket spoken by hand over TCP that never answers a close frame (nor anything else): `send` sends a text frame,
- * `frames` holds what the server sent once its upgrade was answered, `closed` resolves when the server lets go of the TCP socket.
+ * `upgraded` resolves once its upgrade is answered, `frames` holds what the server sent after, `closed` resolves when
+ * the server lets go of the TCP socket.
  */
 async function silentPeer(port: number) {
   const socket = connect(port, '127.0.0.1');
@@ -62,6 +63,8 @@ async function silentPeer(port: number) {
   });
   let received = Buffer.alloc(0);
   let upgraded = false;
+  let answered = () => {};
+  const upgradeAnswered = new Promise<void>((resolve) => (answered = resolve));
   const frames: Frame[] = [];
   socket.on('data', (chunk: Buffer) => {
     received = Buffer.concat([received, chunk]);
@@ -70,6 +73,7 @@ async function silentPeer(port: number) {
       if (end === -1) return;
       expect(received.subarray(0, 12).toString('latin1')).toBe('HTTP/1.1 101');
       upgraded = true;
+      answered();
       received = received.subarray(end + 4);
     }
     // Server frames are unmasked; these are all under 64 KiB.
@@ -94,7 +98,7 @@ async function silentPeer(port: number) {
     // FIN and text; masked, with a mask of zeros.
     socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload]));
   };
-  return { socket, frames, send, closed, [Symbol.asyncDispose]: async () => void socket.destroy() };
+  return { socket, frames, send, closed, upgraded: upgradeAnswered, [Symbol.asyncDispose]: async () => void socket.destroy() };
 }
 
 const CLOSE = 0x8;
@@ -115,6 +119,21 @@ describe('a socket the server closes', () => {
     clock.advance(1);
     await peer.closed;
     expect(clock.pending()).toStrictEqual([]);
+  });
+
+  it('is cut at the same grace when it gave its place to a newcomer before presenting its token (4001)', async () => {
+    const clock = manualClock();
+    await using running = await startTestServer({ clock, capacity: { maxUnauthenticated: 1, authGraceMs: 0 } });
+    await using peer = await silentPeer(running.server.port);
+    await peer.upgraded;
+    await using newcomer = await wsClient(`${running.server.wsUrl}?connectionParams=1`);
+
+    await vi.waitFor(() => expect(peer.frames.map((frame) => frame.opcode)).toStrictEqual([CLOSE]), { timeout: 10_000 });
+    expect(peer.frames[0]!.payload.readUInt16BE(0)).toBe(4001);
+    expect(clock.pending()).toStrictEqual([CLOSE_ANSWER_MS]);
+    clock.advance(CLOSE_ANSWER_MS);
+    await peer.closed;
+    expect(newcomer.socket.readyState).toBe(WebSocket.OPEN);
   });
 
   it('leaves no timer behind for a peer that answers its close', async () => {
