@@ -1,4 +1,6 @@
+import { createAirlockClient, parseStartupLink } from '@airlock/client';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -31,6 +33,27 @@ describe('settings', () => {
     await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
     // The setting may arrive after the dialog opens: wait for the state, not a first reading of it.
     await chat.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: 'Confirm tool calls', checked: false }).waitFor();
+  });
+
+  // Found in review: `airlock chat --session <id>` continues a chat "started in the web app, say", and the web app
+  // showed no chat's id anywhere.
+  it('gives the command that continues the open chat in a terminal, naming the chat the server has', async () => {
+    suite.airlock.model.enqueue({ text: 'Hello.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Plan the release');
+    await chat.waitForText('Hello.');
+    await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
+    const command = await dialog.getByRole('region', { name: 'This chat in a terminal' }).locator('code').textContent();
+    expect(command).toMatch(/^pnpm airlock chat --session chat_[A-Za-z0-9_-]+$/);
+
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      const detail = await client.trpc.sessions.get.query({ sessionId: command!.slice('pnpm airlock chat --session '.length) });
+      expect(detail.title).toBe('Plan the release');
+    } finally {
+      await client.close();
+    }
   });
 
   it('offers the model only the enabled tools', async () => {

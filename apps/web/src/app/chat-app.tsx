@@ -235,6 +235,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
           tools={tools.data}
           onChange={(patch) => settingsStore.update(patch)}
           confirmToolCalls={confirm}
+          sessionId={current.id}
           notifications={notifications}
           onNotificationsChange={(enabled) => notificationChoice.set(enabled)}
           onClose={() => setSettingsOpen(false)}

@@ -76,6 +76,7 @@ function openBrowser(api: SettingsApi, storage: Storage) {
         tools={undefined}
         onChange={(patch) => store.update(patch)}
         confirmToolCalls={{ value: true, forFirstMessage: undefined, set: () => undefined, error: null }}
+        sessionId="chat_1"
         notifications={notifications}
         onNotificationsChange={(enabled) => choice.set(enabled)}
         onClose={() => undefined}

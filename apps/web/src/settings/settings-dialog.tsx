@@ -17,13 +17,15 @@ export interface SettingsDialogProps {
   onChange: (patch: ToolSettingsPatch) => void;
   /** The open chat's own setting. */
   confirmToolCalls: ConfirmToolCalls;
+  /** The open chat's id: `airlock chat --session` continues it in a terminal. */
+  sessionId: string;
   /** This browser's own choice, not the server's. */
   notifications: NotificationChoiceState;
   onNotificationsChange: (enabled: boolean) => void;
   onClose: () => void;
 }
 
-export function SettingsDialog({ settings, settingsError, tools, onChange, confirmToolCalls, notifications, onNotificationsChange, onClose }: SettingsDialogProps) {
+export function SettingsDialog({ settings, settingsError, tools, onChange, confirmToolCalls, sessionId, notifications, onNotificationsChange, onClose }: SettingsDialogProps) {
   const titleId = useId();
   const panel = useRef<HTMLElement>(null);
 
@@ -76,6 +78,12 @@ export function SettingsDialog({ settings, settingsError, tools, onChange, confi
             </p>
           )}
           {settings === undefined ? <p className="muted">Loading settings…</p> : <ToolLimits settings={settings} tools={tools} onChange={onChange} />}
+        </section>
+        <section className="settings-section" aria-labelledby={`${titleId}-terminal`}>
+          <h3 id={`${titleId}-terminal`}>This chat in a terminal</h3>
+          <p className="muted">
+            <code>pnpm airlock chat --session {sessionId}</code> continues it, run from Airlock’s folder and given the start-up link or the token as for any terminal chat.
+          </p>
         </section>
         <section className="settings-section" aria-labelledby={`${titleId}-notifications`}>
           <h3 id={`${titleId}-notifications`}>Notifications</h3>
