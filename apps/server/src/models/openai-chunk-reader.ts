@@ -43,6 +43,8 @@ const chunkSchema = z.object({
         delta: z
           .object({
             content: z.string().nullish(),
+            // A hosted model's refusal comes in place of the answer's text: it was dropped unseen, and the turn showed nothing.
+            refusal: z.string().nullish(),
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
             tool_calls: z.array(toolCallDeltaSchema).nullish(),
@@ -141,18 +143,19 @@ export class OpenAIChunkReader {
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
       const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
-      this.refuseAfterFinish(Boolean(reasoning || delta?.content), calls.length > 0);
+      const text = `${delta?.content ?? ''}${delta?.refusal ?? ''}`;
+      this.refuseAfterFinish(Boolean(reasoning || text), calls.length > 0);
       if (reasoning) {
         this.reasoningChars += reasoning.length;
         if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new AnswerLimitError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
         this.pieces++;
         parts.push({ type: 'reasoning-delta', text: reasoning });
       }
-      if (delta?.content) {
-        this.textChars += delta.content.length;
+      if (text) {
+        this.textChars += text.length;
         if (this.textChars > MAX_TURN_TEXT_CHARS) throw new AnswerLimitError(`the text of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
         this.pieces++;
-        parts.push({ type: 'text-delta', text: delta.content });
+        parts.push({ type: 'text-delta', text });
       }
       for (const call of calls) this.addToolCallDelta(call);
       // A cut-off answer stays so: a server ending each answer with "stop" as well would have its cut-off call pass as whole.

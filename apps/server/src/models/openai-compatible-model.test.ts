@@ -700,6 +700,27 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('shows a refusal the server sends in place of the answer as the answer’s text, streamed or whole', async () => {
+      const streamed = await rawServer([`${chunk({ role: 'assistant', content: null, refusal: '' })}\n\n${chunk({ refusal: "I can't help " })}\n\n${chunk({ refusal: 'with that.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
+      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: "I can't help with that." }, finish_reason: 'stop' }] }));
+      try {
+        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(ofStreamed).toStrictEqual([
+          { type: 'text-delta', text: "I can't help " },
+          { type: 'text-delta', text: 'with that.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+        expect(ofWhole).toStrictEqual([
+          { type: 'text-delta', text: "I can't help with that." },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await streamed.close();
+      }
+    });
+
     it('reads a streamed chunk holding a whole message in place of a delta as the answer when it comes first, and not again after the pieces it repeats', async () => {
       const withMessage = (message: Record<string, unknown>, finish: string) =>
         `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })}`;
