@@ -2,7 +2,7 @@ import { resolveStartupLink } from '@airlock/client';
 import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { chown, mkdir, rename, writeFile } from 'node:fs/promises';
+import { chown, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -687,6 +687,88 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
       }
     },
     120_000,
+  );
+});
+
+describe('the inotify instances and watches sandboxed calls can hold at once', () => {
+  const hostLimit = (name: string) => Number(readFileSync(`/proc/sys/user/max_inotify_${name}`, 'utf8').trim());
+  const CALLS = 8;
+  // Takes instances until refused, then a watch on each of 64 files per instance until refused; says what it holds in
+  // ./held-<its number>, and holds it until ./release.
+  const hold = [
+    'import ctypes, os, sys, time',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'for i in range(64): open(f"/tmp/{i}", "w").close()',
+    'fds = []',
+    'while True:',
+    '    fd = libc.inotify_init1(0)',
+    '    if fd < 0: break',
+    '    fds.append(fd)',
+    'held = 0',
+    'def watch_all():',
+    '    global held',
+    '    for fd in fds:',
+    '        for i in range(64):',
+    '            if libc.inotify_add_watch(fd, f"/tmp/{i}".encode(), 2) < 0: return',
+    '            held += 1',
+    'watch_all()',
+    'open(f"held-{sys.argv[1]}", "w").write(f"{len(fds)} {held}")',
+    'while not os.path.exists("release"): time.sleep(0.05)',
+  ].join('\n');
+  const oneWatch = [
+    'import ctypes, os',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'fd = libc.inotify_init1(0)',
+    'watch = libc.inotify_add_watch(fd, b".", 2) if fd >= 0 else -1',
+    'print("ok" if watch >= 0 else "failed: " + os.strerror(ctypes.get_errno()))',
+  ].join('\n');
+
+  test.skipIf('skip' in who)(
+    `${CALLS} calls holding all they can leave the server's user half of its own, and the next call its share once they end${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      const [instances, watches] = [hostLimit('instances'), hostLimit('watches')];
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      await using server = await launchSandboxed({ folder: folder.path, fake, user });
+      await writeFile(path.join(server.workspace, 'hold.py'), hold);
+      const holders: Awaited<ReturnType<typeof runTerminal>>[] = [];
+      try {
+        // One after the other, each holding its part before the next starts; their answers are enqueued last.
+        const held: number[][] = [];
+        for (let index = 0; index < CALLS; index++) {
+          holders.push(await runTerminal(server, fake, `python3 hold.py ${index}`, []));
+          const text = await vi.waitFor(() => readFileSync(path.join(server.workspace, `held-${index}`), 'utf8'), { timeout: 30_000, interval: 100 });
+          held.push(text.split(' ').map(Number));
+        }
+        const sum = (column: number) => held.reduce((total, row) => total + row[column]!, 0);
+        // Half the user's in all: without the bound, each held an eighth of the instances, all of them between them.
+        expect(sum(0)).toBeLessThanOrEqual(Math.floor(instances / 2));
+        expect(sum(1)).toBeLessThanOrEqual(Math.floor(watches / 2));
+        // The first holds an eighth, as a call alone does (how the others share the rest: inotify-budget.test.ts).
+        expect(held[0]![0]).toBe(inotifyLimits({ instances, watches })!.instances);
+        // The person's programs, as the server's user on this machine, meanwhile.
+        const outside = spawnSync('python3', ['-c', oneWatch], { cwd: server.workspace, env: { PATH: TOOL_PATH }, encoding: 'utf8', ...user });
+        expect(outside.stdout).toBe('ok\n');
+
+        fake.enqueue(...holders.map(() => ({ text: 'done' })));
+        await writeFile(path.join(server.workspace, 'release'), '');
+        for (const holder of holders) expect(await holder.run.next('tool-end')).toMatchObject({ outcome: 'executed', result: '(no output)\nexit code: 0' });
+        // What they held is given back as each ends: a call alone holds its eighth again.
+        await rm(path.join(server.workspace, 'release'));
+        const again = await runTerminal(server, fake, `python3 hold.py again`, []);
+        holders.push(again);
+        const text = await vi.waitFor(() => readFileSync(path.join(server.workspace, 'held-again'), 'utf8'), { timeout: 30_000, interval: 100 });
+        expect(Number(text.split(' ')[0])).toBe(inotifyLimits({ instances, watches })!.instances);
+        fake.enqueue({ text: 'done' });
+        await writeFile(path.join(server.workspace, 'release'), '');
+        expect(await again.run.next('tool-end')).toMatchObject({ outcome: 'executed' });
+      } finally {
+        await writeFile(path.join(server.workspace, 'release'), '');
+        for (const holder of holders) await holder.client.close();
+      }
+    },
+    180_000,
   );
 });
 

@@ -14,7 +14,8 @@ import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
 import { hostLayout } from './host-layout';
-import { canStage, inotifyLimits, limitedNamespaceCommand } from './namespace-limits';
+import { inotifyBudget } from './inotify-budget';
+import { canStage, limitedNamespaceCommand, userInotifyLimits, type InotifyLimits } from './namespace-limits';
 import { DEFAULT_TMPFS_MIB } from './tmpfs-size';
 import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
@@ -58,8 +59,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it, and a watchdog
  * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap. The shell that starts the
  * command first limits the processes the call may run, and runs nothing when it cannot. With `unshare`, bubblewrap
- * starts in a user namespace that bounds the call's inotify instances and watches, and the files its /tmp and /dev/shm
- * may hold (see limitedNamespaceCommand).
+ * starts in a user namespace that bounds the call's inotify instances and watches (its part of what calls at once may
+ * hold: see InotifyBudget), and the files its /tmp and /dev/shm may hold (see limitedNamespaceCommand).
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
@@ -67,15 +68,20 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   const limits = { maxProcesses: sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES, ...(sandbox.maxOpenFiles === undefined ? {} : { maxOpenFiles: sandbox.maxOpenFiles }) };
   const script = limitedWrapperScript(limits, sandboxRunScript(tmpfsBytes === undefined ? undefined : tmpfsBytes / (1024 * 1024)));
   const filter = callFilter();
-  const inotify = sandbox.unshare === undefined ? undefined : inotifyLimits();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
   let gitMask: GitPathsMask | undefined;
   const emptySources: number[] = [];
   let watched;
+  let inotify: InotifyLimits | undefined;
+  const giveBack = () => {
+    if (inotify !== undefined) inotifyBudget.release(inotify);
+  };
   // Everything that can throw (descriptors running out included) lies in here: the guards are closed, and the mask
-  // released, whatever happens, else maskedNow would take paths for another call's mount points for good.
+  // and the call's inotify limits released, whatever happens, else maskedNow would take paths for another call's
+  // mount points for good, and the budget would count what no call holds.
   try {
+    inotify = sandbox.unshare === undefined ? undefined : inotifyBudget.take(userInotifyLimits());
     gitMask = maskMissingGitPaths(missingGitPaths(sandbox.policy.workspace), guards);
     // bubblewrap copies an empty file from each of these (/dev/null, read to its end at once) onto a masked file.
     for (const masked of gitMask?.paths ?? []) if (!masked.folder) emptySources.push(openSync('/dev/null', 'r'));
@@ -113,6 +119,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     );
   } catch (error) {
     gitMask?.release();
+    giveBack();
     throw error;
   } finally {
     closeGuards(guards);
@@ -169,6 +176,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     release: () => {
       watchdog.release();
       gitMask?.release();
+      giveBack();
     },
   };
 }

@@ -59,7 +59,8 @@ export function inotifyLimits(user: InotifyLimits | undefined = userInotifyLimit
   return { instances: share(user.instances), watches: Math.max(share(user.watches), Math.min(INOTIFY_WATCHES_FLOOR, Math.floor(user.watches / 2))) };
 }
 
-function userInotifyLimits(): InotifyLimits | undefined {
+/** The server's user's inotify limits, as this server's user namespace sets them; undefined when they cannot be read. */
+export function userInotifyLimits(): InotifyLimits | undefined {
   const instances = readLimit('/proc/sys/user/max_inotify_instances');
   const watches = readLimit('/proc/sys/user/max_inotify_watches');
   return instances === undefined || watches === undefined ? undefined : { instances, watches };
@@ -69,7 +70,7 @@ function userInotifyLimits(): InotifyLimits | undefined {
 export interface LimitedNamespaceOptions {
   /** Absolute path of `unshare`. */
   unshare: string;
-  /** inotify instances and watches the call may hold (see inotifyLimits). */
+  /** inotify instances and watches the call may hold, none of either possibly (see InotifyBudget). */
   limits: InotifyLimits;
   /** Absolute path of bubblewrap, and its arguments for the call. */
   bwrap: string;
@@ -106,8 +107,8 @@ export interface LimitedNamespaceOptions {
 export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes, sharedMemoryBytes }: LimitedNamespaceOptions): { file: string; args: string[] } {
   const refusal = "airlock: this call's limits (inotify, files in /tmp and /dev/shm, System V IPC) could not be set, so the command was not run";
   const steps = [
-    `echo ${checkedCount(limits.instances)} > /proc/sys/user/max_inotify_instances`,
-    `echo ${checkedCount(limits.watches)} > /proc/sys/user/max_inotify_watches`,
+    `echo ${checkedCount(limits.instances, 0)} > /proc/sys/user/max_inotify_instances`,
+    `echo ${checkedCount(limits.watches, 0)} > /proc/sys/user/max_inotify_watches`,
     ...ipcSysctls(sharedMemoryBytes).map(({ file, value }) => `echo '${value}' > ${file}`),
   ];
   if (tmpfsBytes !== undefined) {
@@ -150,8 +151,8 @@ function systemProgram(name: string): string {
   return places.find((place) => existsSync(place)) ?? places[0]!;
 }
 
-function checkedCount(count: number): number {
-  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`a limit must be a whole number from 1, not ${count}`);
+function checkedCount(count: number, least = 1): number {
+  if (!Number.isSafeInteger(count) || count < least) throw new RangeError(`a limit must be a whole number from ${least}, not ${count}`);
   return count;
 }
 
