@@ -52,13 +52,11 @@ describe('AnswerQueue', () => {
     await turn();
     big.answer.resolve('12 MB');
     await written;
-    await turn();
-    await turn();
-    expect([started, window.parked.size]).toStrictEqual([['big'], 1]);
+    await expect.poll(() => window.parked.size).toBe(1);
+    expect(started).toStrictEqual(['big']);
 
     window.reopen();
-    await turn();
-    expect(started).toStrictEqual(['big', 'next']);
+    await vi.waitFor(() => expect(started).toStrictEqual(['big', 'next']));
     next.answer.resolve('small');
     expect(await answered).toBe('small');
   });
