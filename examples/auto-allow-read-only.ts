@@ -13,7 +13,7 @@
 // asks), else the link: the one-time code of the link as printed (#code=, exchanged once for the token), or its #token=.
 //
 // From the repository's root (the script runs in examples/, so relative --ledger and AIRLOCK_TOKEN_FILE paths are taken from there):
-//   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
+//   AIRLOCK_URL='http://airlock-….localhost:7700/#code=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
 import {
   createAirlockClient,
   LinkCodeError,
