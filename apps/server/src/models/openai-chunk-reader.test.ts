@@ -106,6 +106,20 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('keeps a piece without an index, with another id and no name, in the last call until that call has whole arguments', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ id: 'c1', function: { name: 'read_file', arguments: '' } }] }));
+    reader.push(delta({ tool_calls: [{ id: 'c1-more', function: { arguments: '{"path":' } }] }));
+    reader.push(delta({ tool_calls: [{ id: 'c1-more', function: { arguments: '"a"}' } }] }));
+    reader.push(delta({ tool_calls: [{ id: 'c2', function: { arguments: '{"path":"b"}' } }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+      { type: 'tool-call', id: 'c2', name: '', arguments: '{"path":"b"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
   it('reports a length stop even when a tool call was under way', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '{"comm' } }] }, 'length'));

@@ -296,7 +296,8 @@ export class OpenAIChunkReader {
    * go on from the last call's, and argument text that opens an object after the last call's whole one (no text goes
    * on from a whole object). Anything else continues the last call. Calls each sent as their name alone, then their
    * arguments in pieces, were read as one: the arguments joined (`{"path":"a"}{"path":"b"}`, refused as not JSON), or
-   * the second call's arguments under no name, or under the first call's name grown into the second's.
+   * the second call's arguments under no name, or under the first call's name grown into the second's. A piece with
+   * another id and no name goes on with the last call while its arguments are not yet a whole object, as `indexOf` reads it.
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number {
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
@@ -314,7 +315,9 @@ export class OpenAIChunkReader {
         (text === undefined || (name === last.name ? last.text.closed : begun || !name.startsWith(last.name)));
       // Joined, two whole objects are never JSON, so no call that would read is split.
       const anotherObject = typeof piece === 'string' && piece.trimStart().startsWith('{') && text !== undefined && last.text.closed;
-      if ((anonymous || last.id === '' || last.id === id) && !anotherName && !anotherObject) return this.lastIndex;
+      // A call's first piece carries its name: one with another id and none goes on with the last call, as at an index.
+      const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
+      if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) return this.lastIndex;
     }
     let next = 0;
     while (this.calls.has(next)) next++;
