@@ -10,11 +10,17 @@ export interface Clock {
   after(ms: number, callback: () => void): () => void;
 }
 
-/** The process's monotonic clock (`performance.now()`) and its timers. */
+/** The longest delay a Node timer keeps: past it, Node fires the timer at once (and warns). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The process's monotonic clock (`performance.now()`) and its timers. A delay past what a timer keeps (about 24.8 days)
+ * waits that long instead of firing at once.
+ */
 export const SYSTEM_CLOCK: Clock = {
   now: () => performance.now(),
   after: (ms, callback) => {
-    const timer = setTimeout(callback, Math.max(0, ms));
+    const timer = setTimeout(callback, Math.min(Math.max(0, ms), MAX_TIMER_MS));
     return () => clearTimeout(timer);
   },
 };
