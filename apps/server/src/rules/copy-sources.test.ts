@@ -159,7 +159,7 @@ describe('a copy whose source lies outside the workspace', () => {
 // tar reads what it archives: under rules for `tar` and `pytest`, `tar -cf x.tar -C ../other conftest.py`, then
 // `tar -xf x.tar` and `pytest -q`, ran the other folder's conftest.py unasked (found in review).
 describe('a tar call that may read outside the workspace', () => {
-  const rules = [prefix('tar'), prefix('pytest'), prefix('echo')];
+  const rules = [prefix('tar'), prefix('bsdtar'), prefix('pytest'), prefix('echo')];
   const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
 
   it.each([
@@ -178,11 +178,15 @@ describe('a tar call that may read outside the workspace', () => {
     'tar --create --file=x.tar --files-from=- < list',
     'tar --create --file x.tar --files-from - < list',
     'tar cfT x.tar - < list',
+    // A list in the workspace names files anywhere (found in review).
+    'tar -cf x.tar -T list',
+    'tar -cf x.tar --files-fr=list',
+    'bsdtar -cf x.tar -T list',
   ])('%s is asked about', async (command) => {
     expect(await decide(command)).toBe('ask');
   });
 
-  it.each(['tar -cf x.tar src', 'tar czf x.tgz -C src .', 'tar -xf x.tar', 'tar -xzf x.tgz -C out', 'tar --list --file=x.tar', 'tar -cf - src', 'tar -cf x.tar -T list'])('%s is allowed', async (command) => {
+  it.each(['tar -cf x.tar src', 'tar czf x.tgz -C src .', 'tar -xf x.tar', 'tar -xzf x.tgz -C out', 'tar --list --file=x.tar', 'tar -cf - src', 'tar -cfT x.tar src'])('%s is allowed', async (command) => {
     expect(await decide(command)).toBe('allow');
   });
 });

@@ -80,7 +80,7 @@ interface CopyCall {
  * through them: given `facts.holdsLinkOut`, no source may hold one that leads out (`treeMayHoldLinkOut`).
  */
 export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
-  if (name === 'tar') return tarMayReadAway(args, facts);
+  if (name === 'tar' || name === 'bsdtar') return tarMayReadAway(args, facts);
   const copier = COPIERS.get(name);
   if (copier === undefined) return false;
   if (args.some(facts.anything)) return true;
@@ -122,7 +122,7 @@ const TAR_VALUED = new Set(['b', 'C', 'f', 'F', 'g', 'H', 'I', 'K', 'L', 'N', 'T
  * about. That asks for an archive written outside too (`tar -cf ../x.tar src`), which a rule for `tar` covered.
  */
 function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
-  if (args.some(facts.anything) || tarNamesFromInput(args)) return true;
+  if (args.some(facts.anything) || tarReadsNameList(args)) return true;
   return args.some((word) => {
     if (word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-') return mayNameOutside(word, facts);
     const text = word.value;
@@ -140,31 +140,28 @@ function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anythin
 }
 
 /**
- * Whether a tar call reads the names to archive from its input (`-T -`, `--files-from=-`, old-style `cfT x.tar -`):
- * `echo ../other/conftest.py | tar -cf x.tar -T -` archives what no word of the call names.
+ * Whether a tar call reads the names to archive from a list (`-T names.txt`, `--files-from=-`, old-style `cfT x.tar
+ * -`), in a file or its input: `echo ../other/conftest.py | tar -cf x.tar -T -` archives what no word of the call
+ * names, and so does a list in the workspace that names a file outside (found in review: `tar -cf - -T names.txt`).
  */
-function tarNamesFromInput(args: readonly ShellWord[]): boolean {
+function tarReadsNameList(args: readonly ShellWord[]): boolean {
   const text = (word: ShellWord | undefined) => (word?.kind === 'literal' ? word.value : undefined);
   const filesFrom = (name: string) => name.length > '--file'.length && '--files-from'.startsWith(name);
   for (let index = 0; index < args.length; index += 1) {
     const word = text(args[index]);
     if (word === undefined || word === '-' || word === '--') continue;
     if (word.startsWith('--')) {
-      const [name = '', ...value] = word.split('=');
-      if (filesFrom(name) && (value.length > 0 ? value.join('=') : text(args[index + 1])) === '-') return true;
+      if (filesFrom(word.split('=', 1)[0]!)) return true;
       continue;
     }
     // A first word without a dash is an old-style bundle, whose letters take their values from the words after it.
     const oldStyle = index === 0 && !word.startsWith('-');
     if (!oldStyle && !word.startsWith('-')) continue;
-    let next = index + 1;
+    // In a group with a dash, the first letter that takes a value takes the rest (`-fT` names the archive `T`).
     for (let at = oldStyle ? 0 : 1; at < word.length; at += 1) {
       const letter = word[at]!;
-      if (!TAR_VALUED.has(letter)) continue;
-      const attached = oldStyle ? undefined : word.slice(at + 1);
-      const value = attached !== undefined && attached !== '' ? attached : text(args[next++]);
-      if (letter === 'T' && value === '-') return true;
-      if (!oldStyle) break;
+      if (letter === 'T') return true;
+      if (TAR_VALUED.has(letter) && !oldStyle) break;
     }
   }
   return false;

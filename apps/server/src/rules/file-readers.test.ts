@@ -108,6 +108,52 @@ describe('a program that prints the files it reads, named one outside the worksp
     );
   });
 
+  // A list of names is read from a file or the program's input, whose text the rule cannot see: `xz -c --files=names.txt
+  // | xz -dc` printed the private key names.txt named.
+  describe('a list of the names to read, from a file or the input (found in review)', () => {
+    const listing = ['xz', 'zstd', 'strings', 'ar', '7z', 'ack', 'tar', 'bsdtar', 'pax', 'cpio', 'echo'].map((name) => prefix(name));
+    const judge = async (command: string) => (await evaluateRules(terminal(command), listing, context)).decision;
+
+    it.each([
+      'xz -c --files=names.txt',
+      'xz -c --files0=names.txt',
+      'xz -c --files names.txt',
+      'echo /home/me/.ssh/id_rsa | xz -c --files | xz -dc',
+      'zstd -c --filelist names.txt',
+      'zstd -c --filelist=names.txt',
+      'strings @args.txt',
+      'ar rc keys.a @args.txt',
+      '7z a out.7z @names.txt',
+      "7z a out.7z '-ir!/home/me/.ssh/id_rsa'",
+      '7z a -so x.7z -i!/home/me/.ssh/id_rsa',
+      "7z a -so x.7z '-xr0!../other'",
+      '7z a -so x.7z -i@names.txt',
+      '7z a -so x.7z -IR@names.txt',
+      'ack --files-from=names.txt .',
+      'ack --files-f names.txt key',
+      'ack -x key',
+      'tar -cf - -T names.txt',
+      'tar -cf - --files-from=names.txt',
+      'tar cfT - names.txt',
+      'bsdtar -cf - -T names.txt',
+      'bsdtar -cf - ~/.ssh',
+      'pax -w /home/me/.ssh',
+      'pax -w',
+      'pax -rw . out',
+      'cpio -o',
+      'cpio -i',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each(['xz -c notes.txt', 'zstd -c --fast notes.txt', 'strings a.out', 'ar t lib.a', '7z a out.7z src', "7z a out.7z '-ir!src/*.ts'", 'ack -i todo src', 'tar -cf - src', 'pax -f out.pax', 'cpio -it'])(
+      'allows %j',
+      async (command) => {
+        expect(await judge(command)).toBe('allow');
+      },
+    );
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });

@@ -1,4 +1,5 @@
 import { sourceMayLeadAway } from './copy-sources';
+import { readsNameList, sevenZipSwitchPath } from './file-name-lists';
 import type { PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
@@ -20,6 +21,8 @@ const FILE_READERS = new Set([
   'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'brotli', 'zip', 'unzip', 'zipgrep', '7z', '7za', '7zr', 'ar',
   'yq', 'highlight', 'pygmentize', 'source-highlight', 'enscript', 'a2ps', 'glow', 'fx', 'jless', 'csvlook', 'xsv', 'qsv',
   'dasel', 'dos2unix', 'unix2dos',
+  // pax and cpio read the names to pack from their input, and write those an archive holds as they are (`NAME_LISTS`).
+  'pax', 'cpio',
 ]);
 
 /**
@@ -48,10 +51,13 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
   const asNow = { ...facts, fileSystemChanged: false };
   if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
+  if (words.some((word) => readsNameList(name, word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '')))) return true;
   if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(word.kind === 'literal' ? word.value : word.text))) return true;
   return words.some((word) => {
     if (facts.anything(word)) return true;
     if (word.kind !== 'literal' || !word.value.startsWith('-')) return sourceMayLeadAway(word, asNow);
+    const switchPath = sevenZipSwitchPath(name, word.value);
+    if (switchPath !== undefined) return sourceMayLeadAway({ kind: 'literal', value: switchPath }, asNow);
     const equals = word.value.indexOf('=');
     return equals !== -1 && sourceMayLeadAway({ kind: 'literal', value: word.value.slice(equals + 1) }, asNow);
   });

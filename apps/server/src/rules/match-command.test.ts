@@ -491,7 +491,8 @@ describe('tar and cpio: no archive on another machine, reached by a remote shell
     ['tar', 'tar -cf x.tar src'],
     ['tar', 'tar -xzf x.tgz -C out'],
     ['tar', 'tar czf x.tgz -C src .'],
-    ['cpio', 'cpio -o -F x.cpio'],
+    // `cpio -o` reads the names to pack from its input, which no rule shows: asked about (file-readers.test.ts).
+    ['cpio', 'cpio -t -F x.cpio'],
   ])('a rule for %s still allows %j', async (rule, command) => {
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
