@@ -14,12 +14,14 @@ import { SqliteStore } from './store/sqlite-store';
 import { asStorageFailure, withStorageFailures } from './store/storage-failure';
 import { StoreError } from './store/store-error';
 import {
+  callOpenFiles,
   createBuiltinTools,
   DEFAULT_MAX_OPEN_FILES,
   DEFAULT_MAX_PROCESSES,
   DEFAULT_TMPFS_MIB,
   isWithin,
   ownHostUserId,
+  ownOpenFilesHardLimit,
   processLimitWarning,
   resolveToolSandbox,
   SandboxUnavailableError,
@@ -64,6 +66,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   if (limitWarning !== null) log(limitWarning);
   if (sandbox.kind === 'bubblewrap' && sandbox.unsizedTmpfs) log(UNSIZED_TMPFS_WARNING);
   if (sandbox.kind === 'bubblewrap' && 'unbounded' in sandbox) log(unboundedNamespaceWarning(sandbox.unbounded));
+  const maxOpenFiles = toolOpenFiles(config, sandbox, log);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
   // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.
   const databaseFiles =
@@ -85,7 +88,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     secretValues,
     sandbox,
     maxProcesses,
-    maxOpenFiles: config.toolMaxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
+    maxOpenFiles,
     tmpfsMiB: config.toolTmpSize ?? DEFAULT_TMPFS_MIB,
     hiddenPaths,
     outputFiles,
@@ -219,6 +222,20 @@ async function toolSandboxFor(config: AirlockConfig): Promise<ToolSandbox> {
     }
     throw error;
   }
+}
+
+/**
+ * The files each process of a sandboxed call may have open: a --tool-max-open-files above the server's own hard limit,
+ * which its calls cannot go past, stops start-up; the default above it is lowered to it, and said (see callOpenFiles).
+ */
+function toolOpenFiles(config: AirlockConfig, sandbox: ToolSandbox, log: (line: string) => void): number {
+  const setting = config.toolMaxOpenFiles ?? DEFAULT_MAX_OPEN_FILES;
+  if (sandbox.kind !== 'bubblewrap') return setting;
+  const source = config.sources?.['tool-max-open-files'];
+  const decided = callOpenFiles({ setting, given: source !== undefined, hardLimit: ownOpenFilesHardLimit() });
+  if ('refusal' in decided) throw new ConfigError(source ?? 'AIRLOCK_TOOL_MAX_OPEN_FILES', decided.refusal);
+  if (decided.warning !== undefined) log(decided.warning);
+  return decided.maxOpenFiles;
 }
 
 /**

@@ -37,13 +37,17 @@ interface User {
 /**
  * Starts Airlock as `npm start` does, through its launcher, and waits until it listens. The token is had for the
  * start-up link's code, or is `token` when it came from a file (the server then leaves it out of the link). With `user`,
- * the launcher runs as that user (this process being root), its supplementary groups dropped.
+ * the launcher runs as that user (this process being root), its supplementary groups dropped. `serverPid` is the
+ * launcher's child.
  */
-async function launch(options: { env: Record<string, string>; args: string[]; token?: string; descriptors?: ReadonlyMap<number, number>; user?: User }): Promise<LaunchedServer> {
+async function launch(options: { env: Record<string, string>; args: string[]; token?: string; descriptors?: ReadonlyMap<number, number>; user?: User; openFiles?: number }): Promise<LaunchedServer> {
   // Descriptors of this process the launcher inherits, by the number it gets, as a shell's `200</folder` would leave them.
   const extra = options.descriptors ?? new Map<number, number>();
   const stdio = Array.from({ length: Math.max(3, ...[...extra.keys()].map((fd) => fd + 1)) }, (_, fd) => extra.get(fd) ?? (fd === 0 ? 'ignore' : fd <= 2 ? 'pipe' : 'ignore'));
-  const launcher = spawn(process.execPath, [LAUNCHER, '--port', '0', ...options.args], {
+  // With `openFiles`, under that limit on open files, soft and hard, as `ulimit -n` sets it where it starts.
+  const command = [process.execPath, LAUNCHER, '--port', '0', ...options.args];
+  const [file, ...args] = options.openFiles === undefined ? command : ['/bin/sh', '-c', `ulimit -n ${options.openFiles} && exec "$0" "$@"`, ...command];
+  const launcher = spawn(file!, args, {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...options.env },
     stdio,
     ...options.user,
@@ -544,6 +548,58 @@ describe('the open files of a sandboxed call', () => {
       expect(seen.result).toMatch(/\nexit code: 1$/);
     },
     60_000,
+  );
+});
+
+describe('--tool-max-open-files above the server’s own limit', () => {
+  const HARD = 4096;
+
+  test.skipIf('skip' in who)(
+    `given, stops start-up naming both; by default, the server says the limit its calls get${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      const workspace = path.join(folder.path, 'ws');
+      await mkdir(workspace);
+      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+      const args = ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'];
+      const env = { PATH: TOOL_PATH, HOME: folder.path };
+      // Given above it: the calls would get the server's limit, not the one asked for.
+      const refused = spawn('/bin/sh', ['-c', `ulimit -n ${HARD} && exec "$0" "$@"`, process.execPath, LAUNCHER, '--port', '0', ...args, '--tool-max-open-files', String(2 * HARD)], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...user,
+      });
+      onTestFinished(() => void refused.kill('SIGKILL'));
+      let said = '';
+      refused.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      refused.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      let code: number | null | undefined;
+      refused.once('close', (exitCode) => (code = exitCode));
+      // Ended, or running (as before: then the test fails on what it said).
+      await vi.waitFor(() => expect(code !== undefined || said.includes('running at')).toBe(true), { timeout: 30_000, interval: 50 });
+      expect(said).toContain(
+        `airlock: --tool-max-open-files: ${2 * HARD} is above this server's own limit on open files (${HARD}, ulimit -Hn), which no process of a tool ` +
+          `call can go past: raise that limit where Airlock starts, or give at most ${HARD}\n`,
+      );
+      expect(said).not.toContain('running at');
+      await vi.waitFor(() => expect(code).toBe(1), { timeout: 10_000 });
+      {
+        // Given at it, it runs and its calls get it.
+        await using server = await launch({ env, args: [...args, '--tool-max-open-files', String(HARD)], openFiles: HARD, ...(user === undefined ? {} : { user }) });
+        expect(server.output()).not.toContain('--tool-max-open-files');
+        expect(await allowedCall(server, fake, 'ulimit -Hn')).toMatchObject({ outcome: 'executed', result: `${HARD}\nexit code: 0` });
+      }
+      // Not given, the default above it: the server says what its calls get.
+      await using server = await launch({ env, args, openFiles: 512, ...(user === undefined ? {} : { user }) });
+      expect(server.output()).toContain(
+        "Warning: this server's own limit on open files is 512 (ulimit -Hn), below the 1024 each process of a tool call may have by default " +
+          '(--tool-max-open-files): its calls get 512. Raise that limit where Airlock starts.\n',
+      );
+      expect(await allowedCall(server, fake, 'ulimit -Hn')).toMatchObject({ outcome: 'executed', result: '512\nexit code: 0' });
+    },
+    120_000,
   );
 });
 

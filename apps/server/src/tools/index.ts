@@ -18,7 +18,7 @@ export { runProcess, type ProcessResult, type RunProcessOptions } from './proces
 export { isWithin } from './path-within';
 export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
-export { DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
+export { callOpenFiles, DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, ownHostUserId, ownOpenFilesHardLimit, processLimitWarning } from './sandbox/process-limit';
 export { DEFAULT_TMPFS_MIB, UNSIZED_TMPFS_WARNING } from './sandbox/tmpfs-size';
 export { unboundedNamespaceWarning } from './sandbox/namespace-limits';
 

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools } from '../index';
 import { tempFolder } from '../test-support';
-import { DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, hostUserId, limitedWrapperScript, ownHostUserId, processLimitWarning } from './process-limit';
+import { callOpenFiles, DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, hostUserId, limitedWrapperScript, ownHostUserId, ownOpenFilesHardLimit, processLimitWarning } from './process-limit';
 
 /** The shells /bin/sh is on Linux distributions, with the flag each sets the limit on processes with. */
 const SHELLS = [
@@ -116,5 +116,28 @@ describe('the start-up warning', () => {
     expect(hostUserId(0, undefined)).toBe(0);
     expect(hostUserId(undefined, '0 0 4294967295\n')).toBeUndefined();
     expect(ownHostUserId()).toBe(hostUserId(process.getuid?.(), readFileSync('/proc/self/uid_map', 'utf8')));
+  });
+});
+
+describe('the open files of a call, against the server’s own hard limit', () => {
+  test('the hard limit is read from the limits file; none when unlimited or unread', async () => {
+    await using folder = await tempFolder();
+    const file = path.join(folder.path, 'limits');
+    const limits = (soft: string, hard: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units     \nMax processes             94000                94000                processes \nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     \n`;
+    writeFileSync(file, limits('1024', '20000'));
+    expect(ownOpenFilesHardLimit(file)).toBe(20_000);
+    writeFileSync(file, limits('1024', 'unlimited'));
+    expect(ownOpenFilesHardLimit(file)).toBeUndefined();
+    expect(ownOpenFilesHardLimit(path.join(folder.path, 'absent'))).toBeUndefined();
+  });
+
+  test('a setting above it is refused when given, lowered to it and said when the default', () => {
+    expect(callOpenFiles({ setting: 4096, given: true, hardLimit: 4096 })).toStrictEqual({ maxOpenFiles: 4096 });
+    expect(callOpenFiles({ setting: 4096, given: true, hardLimit: undefined })).toStrictEqual({ maxOpenFiles: 4096 });
+    expect(callOpenFiles({ setting: 8192, given: true, hardLimit: 4096 })).toStrictEqual({
+      refusal: "8192 is above this server's own limit on open files (4096, ulimit -Hn), which no process of a tool call can go past: raise that limit where Airlock starts, or give at most 4096",
+    });
+    expect(callOpenFiles({ setting: 1024, given: false, hardLimit: 512 })).toMatchObject({ maxOpenFiles: 512, warning: expect.stringContaining('its calls get 512.') });
   });
 });

@@ -66,6 +66,46 @@ export function limitedWrapperScript({ maxProcesses, maxOpenFiles = DEFAULT_MAX_
   ].join('\n');
 }
 
+/** This process's hard limit on open files, read from `limitsFile`; undefined where it cannot be read or is unlimited. */
+export function ownOpenFilesHardLimit(limitsFile = '/proc/self/limits'): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(limitsFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // "Max open files <soft> <hard> files".
+  const hard = /^Max open files\s+\S+\s+(\d+)\s/m.exec(text)?.[1];
+  return hard === undefined ? undefined : Number(hard);
+}
+
+/** What callOpenFiles decides: the limit the calls get, and what to say of it; or why the setting cannot hold. */
+export type CallOpenFiles = { maxOpenFiles: number; warning?: string } | { refusal: string };
+
+/**
+ * The files each process of a sandboxed call may have open, of `setting` (--tool-max-open-files, `given` or its
+ * default) and this server's own hard limit (`hardLimit`, see ownOpenFilesHardLimit): no process the server starts can
+ * raise its hard limit past the server's (that takes a capability outside any user namespace), so the shell in the
+ * sandbox keeps the server's, and a setting above it gave the calls less than asked, silently. Given, it is refused;
+ * the default is lowered to it, and said.
+ */
+export function callOpenFiles({ setting, given, hardLimit }: { setting: number; given: boolean; hardLimit: number | undefined }): CallOpenFiles {
+  if (hardLimit === undefined || setting <= hardLimit) return { maxOpenFiles: setting };
+  if (given) {
+    return {
+      refusal:
+        `${setting} is above this server's own limit on open files (${hardLimit}, ulimit -Hn), which no process of a tool call can go past: ` +
+        `raise that limit where Airlock starts, or give at most ${hardLimit}`,
+    };
+  }
+  return {
+    maxOpenFiles: Math.max(MIN_MAX_OPEN_FILES, hardLimit),
+    warning:
+      `Warning: this server's own limit on open files is ${hardLimit} (ulimit -Hn), below the ${setting} each process of a tool call may have ` +
+      `by default (--tool-max-open-files): its calls get ${hardLimit}. Raise that limit where Airlock starts.`,
+  };
+}
+
 /** The value itself, when in range; it goes into a shell script, so anything else throws. */
 export function checkedMaxProcesses(maxProcesses: number): number {
   if (!Number.isSafeInteger(maxProcesses) || maxProcesses < MIN_MAX_PROCESSES || maxProcesses > MAX_MAX_PROCESSES) {
