@@ -108,6 +108,34 @@ describe('a program that prints the files it reads, named one outside the worksp
     );
   });
 
+  // yq's lexer takes `load` under other spellings, its alias before or after (`strload`, `xml_load`, `loadxml`), and
+  // its system operator runs a command once an option enables it.
+  describe('yq loading a file or running a command under its other spellings (found in review)', () => {
+    const judge = async (command: string) => (await evaluateRules(terminal(command), [prefix('yq')], context)).decision;
+
+    it.each([
+      `yq -n 'strload("/etc/shadow")'`,
+      `yq -n 'loadstr("/etc/shadow")'`,
+      `yq -n 'str_load("/etc/shadow")'`,
+      `yq -n 'xml_load("/etc/shadow")'`,
+      `yq -n 'xmlload("/etc/shadow")'`,
+      `yq -n 'loadxml("/etc/shadow")'`,
+      `yq -n 'loadbase64("/etc/shadow")'`,
+      `yq -n 'load_props ("/etc/shadow")'`,
+      `yq -n 'LOAD("/etc/shadow")'`,
+      `yq -n 'eval("lo" + "ad_str(\\"/etc/shadow\\")")'`,
+      `yq --security-enable-system-operator -n 'system("sh"; ["-c","id"])'`,
+      `yq --security-enable-system-operator=true -n 'system("id")'`,
+      `yq --security-enable-sys -n 'system("id")'`,
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each([`yq '.downloads[0]' config.yaml`, `yq -n '"a" | length'`, `yq '.a | select(.b)' x.yaml`])('allows %j', async (command) => {
+      expect(await judge(command)).toBe('allow');
+    });
+  });
+
   // A list of names is read from a file or the program's input, whose text the rule cannot see: `xz -c --files=names.txt
   // | xz -dc` printed the private key names.txt named.
   describe('a list of the names to read, from a file or the input (found in review)', () => {

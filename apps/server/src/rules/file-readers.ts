@@ -26,10 +26,13 @@ const FILE_READERS = new Set([
 ]);
 
 /**
- * yq's expressions read a file they name (`load("…")`, `load_str`, `load_xml` …), and `--from-file` reads the
- * expression from a file whose text the rule cannot see: either has the call asked about.
+ * yq's expressions read a file they name (`load("…")`, `load_str`, `load_xml` …, and the lexer's other spellings, its
+ * kind before or after, joined or not: `strload`, `str_load`, `loadstr`, `xmlload`, `loadbase64`; found in review), so
+ * any word part with `load` before a `(`, a comment between them too, in any case; `eval` runs an expression the
+ * call builds from strings, and `--from-file` reads the expression from a file whose text the rule cannot see: each
+ * has the call asked about.
  */
-const YQ_READS_MORE = /\bload(?:_[a-z0-9]+)?\s*\(|^--from-file(?:=|$)/;
+const YQ_READS_MORE = /load\w*\s*(?:#[^\n]*\s*)*\(|\beval\b|^--from-file(?:=|$)/i;
 
 /**
  * Programs that name the file they read in an operand of their own grammar, `name=FILE`, and whose other words are no

@@ -266,6 +266,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['split', { options: ['--filter'] }],
   // bat runs the pager `--pager` names (`--paging=always` even with no terminal), its words a shell line of their own.
   ...['bat', 'batcat'].map((bat): [string, CodeOptions] => [bat, { options: ['--pager'] }]),
+  // yq's `system` operator runs a command once `--security-enable-system-operator` enables it (found in review); its
+  // parser takes the whole name only, any start of it is asked about to be safe.
+  ['yq', { options: ['--security-enable-system-operator'] }],
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
