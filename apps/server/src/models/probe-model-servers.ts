@@ -84,6 +84,28 @@ export interface ListModelsOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * No answer at all came from a model server's address (nothing listens there, the name does not resolve, or it did not
+ * answer in time), as against an answer that was no model list. `reason` says which, from the underlying error.
+ */
+export class NoAnswerError extends Error {
+  override readonly name = 'NoAnswerError';
+  readonly reason: string;
+  constructor(cause: unknown) {
+    const reason = noAnswerReason(cause);
+    super(`no answer (${reason})`, { cause });
+    this.reason = reason;
+  }
+}
+
+/** `fetch failed` says nothing: the reason is in its cause (`connect ECONNREFUSED 127.0.0.1:8080`, a timeout's name). */
+function noAnswerReason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return 'it did not answer in time';
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error && cause.message !== '') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The model ids a server lists at `<baseURL>/models`. Throws when it does not answer 200 with a `data` array. */
 export async function listModels(baseURL: string, apiKey?: string, options: ListModelsOptions = {}): Promise<string[]> {
   const doFetch = options.fetch ?? fetch;
@@ -93,6 +115,8 @@ export async function listModels(baseURL: string, apiKey?: string, options: List
     headers: { accept: 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
     signal,
     redirect: 'error',
+  }).catch((error: unknown) => {
+    throw new NoAnswerError(error);
   });
   if (response.status !== 200) {
     await response.body?.cancel();

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ModelPart } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from '../../test/support';
@@ -28,6 +30,22 @@ describe('resolveChatModel', () => {
   });
 
   it('keeps a configured model name and warns when the model list cannot be read', async () => {
+    const server = createServer((_request, response) => response.writeHead(404).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const named = await resolveChatModel({ modelUrl: url, model: 'mine' });
+      const unnamed = await resolveChatModel({ modelUrl: url });
+
+      expect(named.info).toStrictEqual({ provider: 'OpenAI-compatible', baseURL: url, model: 'mine', demo: false });
+      expect(unnamed.info.model).toBe('default');
+      expect(unnamed.info.warning).toBe(`could not list the models at ${url} (GET /models answered HTTP 404); using the model name "default". Set AIRLOCK_MODEL to choose one.`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('says nothing answered at a model URL where no server listens, with or without a model name, rather than to set one', async () => {
     await using fake = await startFakeOpenAIServer();
     const url = fake.url;
     await fake.close();
@@ -35,9 +53,9 @@ describe('resolveChatModel', () => {
     const named = await resolveChatModel({ modelUrl: url, model: 'mine' });
     const unnamed = await resolveChatModel({ modelUrl: url });
 
-    expect(named.info).toStrictEqual({ provider: 'OpenAI-compatible', baseURL: url, model: 'mine', demo: false });
-    expect(unnamed.info.model).toBe('default');
-    expect(unnamed.info.warning).toMatch(new RegExp(`^could not list the models at ${url.replace(/[.]/g, '\\.')} \\(.+\\); using the model name "default"`));
+    const said = `nothing answered at ${url} (connect ECONNREFUSED ${new URL(url).host}): chats fail until a model server answers there. Check that it runs, or set --model-url (AIRLOCK_MODEL_URL) to where one does.`;
+    expect(named.info).toStrictEqual({ provider: 'OpenAI-compatible', baseURL: url, model: 'mine', demo: false, warning: said });
+    expect(unnamed.info).toStrictEqual({ provider: 'OpenAI-compatible', baseURL: url, model: 'default', demo: false, warning: said });
   });
 
   it('warns, naming the models the server lists, when the configured model is not among them; an Ollama name without its tag is', async () => {

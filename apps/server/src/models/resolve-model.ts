@@ -3,7 +3,7 @@ import { ConfigError } from '../config';
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
 import { displayURL } from './display-url';
-import { LOCAL_MODEL_SERVERS, listModels, listsModel, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
+import { LOCAL_MODEL_SERVERS, listModels, listsModel, NoAnswerError, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
 
 /** The model name sent when none is configured and the server lists none; llama.cpp, for one, accepts any name. */
 export const FALLBACK_MODEL_NAME = 'default';
@@ -71,16 +71,19 @@ export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDe
     const baseURL = normaliseBaseURL(modelUrl);
     let listed: string[] | undefined;
     let warning: string | undefined;
+    let unanswered: string | undefined;
     try {
       // The key goes with the request: to the one loopback address a `localhost` server holds (see LoopbackPin).
       listed = await listModels(baseURL, config.apiKey, { fetch: deps.fetch ?? loopbackPinnedFetch(baseURL) });
     } catch (error) {
-      if (config.model === undefined) warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
+      // Nothing there to answer: a model name would not help, and the person should hear of it even with one configured.
+      if (error instanceof NoAnswerError) unanswered = `nothing answered at ${displayURL(baseURL)} (${error.reason}): chats fail until a model server answers there. Check that it runs, or set --model-url (AIRLOCK_MODEL_URL) to where one does.`;
+      else if (config.model === undefined) warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
     }
     const model = config.model ?? listed?.[0];
     if (listed !== undefined && model === undefined) warning = `the model server at ${displayURL(baseURL)} lists no models`;
     const unlisted = config.model === undefined || listed === undefined ? undefined : notListedWarning(`the model server at ${displayURL(baseURL)}`, config.model, listed);
-    return await connect({ baseURL, provider: providerForURL(baseURL), model, warning, unlisted }, config, deps);
+    return await connect({ baseURL, provider: providerForURL(baseURL), model, warning, unlisted: unanswered ?? unlisted }, config, deps);
   }
 
   const found = await (deps.probe ?? probeLocalModelServers)({ fetch: deps.fetch, ...(config.model === undefined ? {} : { model: config.model }) });
@@ -103,7 +106,7 @@ interface Target {
   model: string | undefined;
   /** Why no model name could be chosen from the server's list. */
   warning: string | undefined;
-  /** That the server does not list the configured model, in full. */
+  /** A warning in full, shown as it is: that the server does not list the configured model, or that nothing answered. */
   unlisted?: string | undefined;
 }
 
