@@ -276,6 +276,11 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       // The call whose row was left out is named by its run and id, so a client marks that call alone as damaged.
       expect(detail.leftOutCalls ?? []).toStrictEqual(rowDamaged ? [{ runId: 'run-1', toolCallId: expect.any(String) }] : []);
 
+      // A run whose options did not read still replays, to its end as set aside.
+      if (damage.what.startsWith("the run's options")) {
+        const replay = watchRun(c, { sessionId: 's1', runId: 'run-1' });
+        expect(await replay.ended).toMatchObject({ reason: 'error', error: expect.stringMatching(/^A stored record of this run is damaged \(the options of run run-1: /) });
+      }
       const next = watchRun(c, { sessionId: 's1', runId: 'run-2', message: 'hello' });
       expect((await next.ended).reason).toBe('done');
       expect(existsSync(marker)).toBe(false);

@@ -768,7 +768,9 @@ export class ChatService {
     if (first?.role === 'user' && first.content !== start.message) {
       throw new ConflictError('run-exists', `runId: run "${runId}" already exists with another message; start a new run with a new runId`);
     }
-    if (run !== undefined && !sameOptions(run.options, start.options ?? {})) {
+    // Options that do not read (a damaged record) cannot be told apart: the message alone decides, as for a run whose
+    // first message was not kept. A re-attach replays the run; it runs nothing.
+    if (run !== undefined && run.unreadable === undefined && !sameOptions(run.options, start.options ?? {})) {
       throw new ConflictError('run-exists', `runId: run "${runId}" already exists with other options; start a new run with a new runId`);
     }
   }
@@ -1890,6 +1892,8 @@ export class ChatService {
           this.unpause(paused);
           return;
         }
+        // Never taken up with options that do not read: it stays paused, said with the record, and runs nothing.
+        if (stored.unreadable !== undefined) throw new Error(`a stored record of it is damaged (${stored.unreadable})`);
         // Still among the paused runs while it is read back, so a stop meanwhile is kept (see stop); it may be paused
         // again by its first write, before this returns (see flush for the end of the pause).
         const resumed = await this.resumeRun(stored, undefined, paused);

@@ -203,7 +203,10 @@ export interface StoredRun {
    * whoever resumes it ends it, running nothing more.
    */
   cancelRequested?: boolean;
-  /** Its options did not read (a damaged record): why, as listUnfinishedRuns says it; `options` is then empty. It is set aside, never resumed. */
+  /**
+   * Its options did not read (a damaged record): why, as getRun and listUnfinishedRuns say it; `options` is then
+   * empty. An unfinished one is set aside, never resumed; a finished one still replays.
+   */
   unreadable?: string;
 }
 

@@ -69,8 +69,7 @@ import {
   toGrant,
   toPending,
   toPendingRecord,
-  toRun,
-  toUnfinishedRun,
+  toRunOrUnreadable,
   toSession,
   toStoredRule,
   toToolCall,
@@ -466,11 +465,11 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async getRun(runId: string): Promise<StoredRun | undefined> {
     const [row] = await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
-    return row === undefined ? undefined : toRun(row);
+    return row === undefined ? undefined : toRunOrUnreadable(row);
   }
 
   async listUnfinishedRuns(): Promise<StoredRun[]> {
-    return (await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toUnfinishedRun);
+    return (await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toRunOrUnreadable);
   }
 
   async appendEvent(input: AppendEventInput): Promise<void> {
@@ -834,7 +833,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     const rows = await this.rows<RunRow>(
       `SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) ORDER BY started_at, created_order`,
     );
-    return rows.map(toUnfinishedRun);
+    return rows.map(toRunOrUnreadable);
   }
 
   /**

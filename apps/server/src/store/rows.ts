@@ -208,10 +208,11 @@ export function toSession(row: SessionRow): StoredSessionSummary {
 }
 
 /**
- * An unfinished run as `toRun` reads it, but one whose options do not read comes back with none and `unreadable`
- * saying why: it is set aside rather than failing the read of every other unfinished run.
+ * A run as `toRun` reads it, but one whose options do not read comes back with none and `unreadable` saying why: an
+ * unfinished one is set aside rather than failing the read of every other, and a finished one still replays, its other
+ * fields read by those that need no options (whether it ended, its chat).
  */
-export function toUnfinishedRun(row: RunRow): StoredRun {
+export function toRunOrUnreadable(row: RunRow): StoredRun {
   try {
     return toRun(row);
   } catch (error) {

@@ -52,8 +52,7 @@ import {
   storedMessage,
   storedMessages,
   toGrant,
-  toRun,
-  toUnfinishedRun,
+  toRunOrUnreadable,
   toSession,
   toStoredRule,
   toToolCall,
@@ -263,11 +262,11 @@ export class SqliteStore implements AirlockStore {
 
   async getRun(runId: string): Promise<StoredRun | undefined> {
     const row = this.statements.getRun.get(runId);
-    return row === undefined ? undefined : toRun(row);
+    return row === undefined ? undefined : toRunOrUnreadable(row);
   }
 
   async listUnfinishedRuns(): Promise<StoredRun[]> {
-    return this.statements.listUnfinishedRuns.all().map(toUnfinishedRun);
+    return this.statements.listUnfinishedRuns.all().map(toRunOrUnreadable);
   }
 
   async appendEvent(input: AppendEventInput): Promise<void> {
