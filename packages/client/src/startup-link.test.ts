@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parseStartupLink, resolveStartupLink, shownAddress, socketUrl } from './startup-link';
@@ -63,6 +64,8 @@ describe('resolveStartupLink', () => {
   it('fails, saying so, when whatever holds the port accepts the connection and never answers the code’s exchange', async () => {
     const accepted = new Set<Socket>();
     const silent = createServer((socket) => accepted.add(socket));
+    // Seen by this server once its loop gets to it, which a busy machine can put after the client's timer.
+    const taken = once(silent, 'connection');
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     await using _silent = {
       [Symbol.asyncDispose]: async () => {
@@ -76,6 +79,7 @@ describe('resolveStartupLink', () => {
     await expect(resolveStartupLink(link, { timeoutMs: 200 })).rejects.toThrow(
       new Error(`no answer from http://127.0.0.1:${port} within 0.2 s: whatever holds that port took the connection and answered nothing (a frozen server, or not Airlock)`),
     );
+    await taken;
     expect(accepted.size).toBe(1);
   });
 });
