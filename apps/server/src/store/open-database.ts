@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { StoreError, type StoreProblem } from './store-error';
 
 export interface OpenDatabaseOptions {
@@ -84,11 +85,24 @@ export function asStoreError(file: string, error: unknown): unknown {
   const details: Record<FileProblem, string> = {
     locked: 'is locked by another process',
     // A read-only folder or file, or a failing disk: the file itself may be whole, and must not read as damaged.
-    'cannot-open': `cannot be read and written (${errorText(error)})`,
+    'cannot-open': onReadOnlyFileSystem(file) ? `cannot be written: its file system is mounted read-only (${errorText(error)})` : `cannot be read and written (${errorText(error)})`,
     corrupt: `is not a usable database (${errorText(error)})`,
   };
   const detail = details[problem];
   return new StoreError(file, problem, detail, { cause: error });
+}
+
+/**
+ * Whether the file's folder is on a file system mounted read-only: SQLite says only "disk I/O error" there, and the
+ * folder's permissions, which the advice sends a person to check, are not what is wrong.
+ */
+function onReadOnlyFileSystem(file: string): boolean {
+  try {
+    accessSync(dirname(file), constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS';
+  }
 }
 
 /** What SQLite's own errors can say of the file. */

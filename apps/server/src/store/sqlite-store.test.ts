@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
@@ -229,6 +229,26 @@ describe('SqliteStore', () => {
     expect((error as StoreError).message).toContain('may read and write it');
     expect((error as StoreError).message).toContain('cannot be read and written (disk I/O error)');
     expect((error as StoreError).message).not.toContain('not a usable database');
+  });
+
+  // Mounting a file system takes root.
+  it.skipIf(process.getuid?.() !== 0)('says a database on a file system mounted read-only is there, not in its permissions, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', folder.path]);
+    try {
+      const directory = join(folder.path, 'data');
+      await mkdir(directory, { mode: 0o700 });
+      const store = await SqliteStore.open({ directory, ...quiet });
+      await store.createSession(session('kept'));
+      await store.close();
+      const bytes = await readFile(join(directory, DATABASE_FILE));
+      execFileSync('mount', ['-o', 'remount,ro', folder.path]);
+      const error = await expectStoreError(SqliteStore.open({ directory, ...quiet }), 'cannot-open', join(directory, DATABASE_FILE));
+      expect(error.message).toContain(': cannot be written: its file system is mounted read-only (');
+      expect((await readFile(join(directory, DATABASE_FILE))).equals(bytes)).toBe(true);
+    } finally {
+      execFileSync('umount', [folder.path]);
+    }
   });
 
   it('refuses a file that is not a database, naming it, and leaves it as it was', async () => {
