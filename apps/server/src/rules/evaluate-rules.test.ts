@@ -330,6 +330,49 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('options through which enscript, ugrep, highlight, pygmentize and ack run a command, and qsv, whose py and luau run code, is exact-only (found in review)', async () => {
+    // Judged as cat is, each still ran a program or code an option named under a rule for its name, as bat's --pager did.
+    for (const [token, line] of [
+      ['enscript', "enscript -I 'sh -c \"touch PWNED\"' -p - README.md"],
+      ['enscript', "enscript -I'touch PWNED' -p - README.md"],
+      ['enscript', "enscript --filter='touch PWNED' -p - README.md"],
+      ['enscript', "enscript --fil='touch PWNED' -p - README.md"],
+      ['enscript', 'enscript -e -p - notes.txt'],
+      ['enscript', 'enscript --escapes -p - notes.txt'],
+      ['ugrep', "ugrep --filter='*:touch PWNED' x README.md"],
+      ['ugrep', "ugrep --pager='sh -c id' x README.md"],
+      ['ugrep', 'ugrep --pager x README.md'],
+      ['ugrep', "ugrep --view='sh -c id' -Q x"],
+      ['ugrep', 'ugrep --config=evil.ugrep x README.md'],
+      ['ugrep', 'ugrep ---evil.ugrep x README.md'],
+      ['highlight', 'highlight --plug-in=evil.lua README.md'],
+      ['highlight', 'highlight --plug evil.lua README.md'],
+      ['highlight', 'highlight --config-file=evil.lang README.md'],
+      ['pygmentize', 'pygmentize -l ./evil.py:X -x README.md'],
+      ['pygmentize', 'pygmentize -gx -l ./evil.py README.md'],
+      ['ack', "ack --pager='sh -c id' x"],
+      ['ack', "ack --pag 'sh -c id' x"],
+      ['ack', 'ack --ackrc=evil.ackrc x'],
+      ['ack-grep', "ack-grep --pager='sh -c id' x"],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['enscript', 'enscript -p - README.md'],
+      ['ugrep', 'ugrep -rn TODO src'],
+      ['highlight', 'highlight -O ansi README.md'],
+      ['pygmentize', 'pygmentize -g README.md'],
+      ['ack', 'ack -i todo src'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+    // `qsv py map x 'import os; os.system(…)'` and `qsv luau` run the code they are given.
+    expect(isExactOnlyCommand('qsv')).toBe(true);
+    expect(() => prefix('qsv')).toThrow(/must be exact/);
+    expect(await decided("qsv py map x 'os.system(\"touch PWNED\")' data.csv", [{ ...prefix('ls'), match: { kind: 'command-prefix', tokens: ['qsv'], exact: false } }])).toBe('ask');
+    expect(await decided('qsv stats data.csv', [prefix('qsv stats data.csv', { exact: true })])).toBe('allow');
+  });
+
   it('options through which info and cscope write a file where they are told (found in review)', async () => {
     // `info -o FILE` writes the nodes it shows there, `--dribble` the keys it reads; `cscope -f` its cross-reference,
     // which `-X` deletes at exit: over one of the person's too, as `sort -o` would.

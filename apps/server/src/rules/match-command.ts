@@ -269,6 +269,17 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // yq's `system` operator runs a command once `--security-enable-system-operator` enables it (found in review); its
   // parser takes the whole name only, any start of it is asked about to be safe.
   ['yq', { options: ['--security-enable-system-operator'] }],
+  // Found in review, programs judged as cat is that still run what an option names, as bat's `--pager` does: enscript
+  // the `-I`/`--filter` command for each file, and with `-e`/`--escapes` an `epsf` escape's `cmd|`; ugrep the
+  // `--filter` commands, its `--pager` and `--view` programs, and those of a `--config` file (`---FILE`); highlight
+  // the Lua of a `--plug-in` or `--config-file`, or of a `--data-dir`'s (`-D`); pygmentize a lexer or formatter of a
+  // `.py` file with `-x`; ack its `--pager` and the options of an `--ackrc` file. Each parser (GNU getopt, argparse,
+  // Getopt::Long, highlight's) takes a short one's value attached (`-I'cmd'`) or any unambiguous start of a long one.
+  ['enscript', { options: ['-I', '--filter', '-e', '--escapes'] }],
+  ['ugrep', { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }],
+  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D'] }],
+  ['pygmentize', { options: ['-x'] }],
+  ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],

@@ -163,6 +163,8 @@ const PROGRAMS = {
   ssed: { exactOnly: true, codeRunner: true },
   psed: { exactOnly: true, codeRunner: true },
   mlr: { exactOnly: true, codeRunner: true },
+  // qsv's `py` and `luau` commands run the Python and Luau they are given (found in review)
+  qsv: { exactOnly: true, codeRunner: true },
   expect: { exactOnly: true, codeRunner: true },
   erl: { exactOnly: true, codeRunner: true },
   escript: { exactOnly: true, codeRunner: true },
