@@ -302,8 +302,11 @@ interface Run {
   leaseFrom: number;
   /** With a cluster: another instance holds the run; the log is fed from the store as that instance writes it. */
   remote: boolean;
-  /** Goes on with the run's loop once it was parked (set when the loop is made). */
-  proceed: ((parked: ParkedRun) => ReturnType<typeof runToolLoop>) | undefined;
+  /**
+   * What the run's loop goes on with once it was parked (set when the loop is made): kept as data rather than in a
+   * closure, so a run waiting on the person holds no function and scope of its own for it.
+   */
+  settings: LoopSettings | undefined;
   /** With a cluster: the run was lost to another instance (a write was fenced or the lease was not renewed). */
   lost: boolean;
   /** Why the run is paused, while it is (see ChatService.pause). */
@@ -389,6 +392,9 @@ interface LoopInput {
   /** Said as statuses after the run-start (see RunToolLoopOptions.notes). */
   notes?: readonly string[];
 }
+
+/** A loop's input but for the conversation and what it resumes: what a parked run goes on with (see Run.settings). */
+type LoopSettings = Omit<LoopInput, 'messages' | 'resume'>;
 
 /**
  * A chat as this instance knows it. Its conversation is not kept: a run reads it from the store when it starts and
@@ -1983,14 +1989,14 @@ export class ChatService {
 
   /**
    * The loop of a run, started or resumed: the conversation so far, behind the system prompt. It parks while its
-   * calls wait on the person (see drive), and goes on through `proceed` with the same settings. Neither a parked run
+   * calls wait on the person (see drive), and goes on with the same settings (see driveOn). Neither a parked run
    * nor what goes on with it holds the conversation: the loop reads it from the store again before its next model
    * turn (`history`), so a run waiting in a long chat holds none of it.
    */
   private loop(run: Run, input: LoopInput): ReturnType<typeof runToolLoop> {
-    // Taken apart so that no closure made here keeps the conversation: `proceed` lives as long as the run.
+    // Taken apart so that nothing kept with the run holds the conversation: its settings live as long as the run.
     const { messages, resume, ...settings } = input;
-    run.proceed = (parked) => this.loop(run, { ...settings, messages: [], resume: parked });
+    run.settings = settings;
     return runToolLoop({
       model: settings.model,
       messages: resume instanceof ParkedRun ? [] : [...this.systemMessages(), ...messages],
@@ -2115,7 +2121,7 @@ export class ChatService {
       claimedAt,
       leaseFrom: claimedAt,
       remote: false,
-      proceed: undefined,
+      settings: undefined,
       lost: false,
       reading: false,
       readAgain: false,
@@ -2430,7 +2436,7 @@ export class ChatService {
 
   /** Drives a parked run again once one of its calls settles (decided, timed out, or cancelled with the run). */
   private driveOn(session: Session, run: Run, parked: ParkedRun): Promise<void> {
-    return parked.wake(run.cancellation).then(() => this.drive(session, run, run.proceed!(parked)));
+    return parked.wake(run.cancellation).then(() => this.drive(session, run, this.loop(run, { ...run.settings!, messages: [], resume: parked })));
   }
 
   /** What follows a run's end, however it ended: its record, its clients told, its log closed. */
