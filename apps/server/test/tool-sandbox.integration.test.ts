@@ -828,6 +828,49 @@ describe('the inotify instances and watches sandboxed calls can hold at once', (
   );
 });
 
+describe('the namespaces a sandboxed call can hold', () => {
+  // Children each in a user and network namespace of their own, held until the end, until refused or 256: each network
+  // namespace takes about 120 KB of the kernel's memory, charged to no process.
+  const makeAll = [
+    'import ctypes, os, time',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'made, error, children = 0, "", []',
+    'while made < 256:',
+    '    read, write = os.pipe()',
+    '    child = os.fork()',
+    '    if child == 0:',
+    '        ok = libc.unshare(0x10000000 | 0x40000000) == 0',
+    '        os.write(write, b"ok" if ok else os.strerror(ctypes.get_errno()).encode())',
+    '        if ok: time.sleep(600)',
+    '        os._exit(0)',
+    '    os.close(write)',
+    '    answer = os.read(read, 200).decode()',
+    '    os.close(read)',
+    '    children.append(child)',
+    '    if answer != "ok":',
+    '        error = answer',
+    '        break',
+    '    made += 1',
+    'print("made", made, error)',
+    'for child in children: os.kill(child, 9)',
+  ].join('\n');
+
+  test.skipIf('skip' in who)(
+    `at most 128 of each kind, counted with those it is in${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      await using server = await launchSandboxed({ folder: folder.path, fake, user });
+      await writeFile(path.join(server.workspace, 'make.py'), makeAll);
+      const made = await allowedCall(server, fake, 'python3 make.py');
+      // bubblewrap's two user namespaces count too.
+      expect(made).toMatchObject({ outcome: 'executed', result: 'made 126 No space left on device\nexit code: 0' });
+    },
+    60_000,
+  );
+});
+
 describe('the System V IPC a sandboxed call can hold', () => {
   const SIZE_MIB = 8;
   const MIB = 1024 * 1024;

@@ -26,6 +26,18 @@ export const STAGED_SHM = '/dev/shm/shm';
 /** Bytes of a tmpfs per file it may hold: a page, what each file with any content takes already. */
 const BYTES_PER_FILE = 4096;
 
+/**
+ * Namespaces of each kind one call may hold, those it is in counted: a network namespace takes about 120 KB of the
+ * kernel's memory that no process is charged for, and each kind is counted per user too (the kernel's default, half
+ * its largest number of threads, about 96,000 on 24 GB), so one call holding them (a process keeps one alive by an open
+ * /proc/<pid>/ns file, a thousand per process) could pin gigabytes and leave the person's programs (a browser's sandbox)
+ * none. 128 leaves room for browsers' sandboxes (a user, PID and network namespace each) and bubblewrap's own.
+ */
+export const NAMESPACES_PER_CALL = 128;
+
+/** The kinds of namespace counted in /proc/sys/user (ipc's is set apart, see ipcSysctls); one the kernel lacks is passed over. */
+const NAMESPACE_KINDS = ['user', 'mnt', 'pid', 'net', 'uts', 'cgroup', 'time'];
+
 /** What the call ends with when its limits could not be set: 126, as for the limit on processes. */
 const LIMITS_NOT_SET_EXIT_CODE = 126;
 
@@ -102,6 +114,8 @@ export interface LimitedNamespaceOptions {
  * which the kernel checks for every IPC namespace made in a namespace inside this one), and cannot change these (its
  * /proc/sys is read-only, and it may not mount another /proc).
  *
+ * It holds at most NAMESPACES_PER_CALL namespaces of each other kind, charged upward as inotify's.
+ *
  * When any of it cannot be done, bubblewrap is not started and the call says why.
  */
 export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes, sharedMemoryBytes }: LimitedNamespaceOptions): { file: string; args: string[] } {
@@ -110,6 +124,7 @@ export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsByt
     `echo ${checkedCount(limits.instances, 0)} > /proc/sys/user/max_inotify_instances`,
     `echo ${checkedCount(limits.watches, 0)} > /proc/sys/user/max_inotify_watches`,
     ...ipcSysctls(sharedMemoryBytes).map(({ file, value }) => `echo '${value}' > ${file}`),
+    `for kind in ${NAMESPACE_KINDS.join(' ')}; do file=/proc/sys/user/max_\${kind}_namespaces; [ ! -e $file ] || echo ${NAMESPACES_PER_CALL} > $file || exit 1; done`,
   ];
   if (tmpfsBytes !== undefined) {
     const [mount, mkdir] = [systemProgram('mount'), systemProgram('mkdir')];
