@@ -85,6 +85,12 @@ describe('a program that prints the files it reads, named one outside the worksp
       'dd if=~/.ssh/id_rsa of=key',
       'dd if=$HOME/.ssh/id_rsa',
       'dd bs=1 if=../other/.env',
+      // dd writes its `of=` file, over one of the person's too (found in review).
+      'dd if=x of=/home/me/.bashrc',
+      'dd if=data.bin of=~/.ssh/authorized_keys conv=notrunc',
+      'dd of=../other/x',
+      'dd if=data.bin of=$HOME/.profile',
+      'dd if=data.bin of=/dev/sda',
       'yq . ~/.kube/config',
       `yq -n 'load_str("/etc/shadow")'`,
       `yq '.a = load("x.yaml")' b.yaml`,
@@ -100,7 +106,7 @@ describe('a program that prints the files it reads, named one outside the worksp
       expect(await judge(command)).toBe('ask');
     });
 
-    it.each(['shuf -n 1 words.txt', 'bat README.md', 'gzip -c build/app.js', 'zip -r out.zip src', 'unzip -l dist.zip', 'split -b 1k big.log part', 'ugrep -rn TODO src', 'dd if=data.bin bs=1 count=4', 'dd if=data.bin of=/dev/null', "yq '.a.b' config.yaml", 'gojq .name package.json', 'jaq -r .version package.json', 'pygmentize src/a.py'])(
+    it.each(['shuf -n 1 words.txt', 'bat README.md', 'gzip -c build/app.js', 'zip -r out.zip src', 'unzip -l dist.zip', 'split -b 1k big.log part', 'ugrep -rn TODO src', 'dd if=data.bin bs=1 count=4', 'dd if=data.bin of=/dev/null', 'dd if=data.bin of=out/copy.bin', 'dd if=data.bin of=/dev/stdout', "yq '.a.b' config.yaml", 'gojq .name package.json', 'jaq -r .version package.json', 'pygmentize src/a.py'])(
       'allows %j',
       async (command) => {
         expect(await judge(command)).toBe('allow');

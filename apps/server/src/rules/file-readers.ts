@@ -35,10 +35,14 @@ const FILE_READERS = new Set([
 const YQ_READS_MORE = /load\w*\s*(?:#[^\n]*\s*)*\(|\beval\b|^--from-file(?:=|$)/i;
 
 /**
- * Programs that name the file they read in an operand of their own grammar, `name=FILE`, and whose other words are no
- * path: dd reads `if=` (`dd if=~/.ssh/id_rsa` prints it).
+ * Programs that name the files they read and write in operands of their own grammar, `name=FILE`, and whose other
+ * words are no path: dd reads `if=` (`dd if=~/.ssh/id_rsa` prints it) and writes `of=`, over one of the person's too
+ * (`dd if=x of=~/.bashrc`; found in review): writing away is as bad as reading away.
  */
-const ASSIGNED_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([['dd', ['if=']]]);
+const ASSIGNED_FILES: ReadonlyMap<string, readonly string[]> = new Map([['dd', ['if=', 'of=']]]);
+
+/** Files outside the workspace a write to which keeps nothing and reaches no file of the person's. */
+const HARMLESS_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 /**
  * Whether a program that prints the files it is named may read one outside the workspace (`cat ~/.ssh/id_rsa`,
@@ -48,7 +52,7 @@ const ASSIGNED_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([['dd', 
  * too; a word that may become any text may become such a path.
  */
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
-  const assigned = ASSIGNED_INPUTS.get(name);
+  const assigned = ASSIGNED_FILES.get(name);
   if (!FILE_READERS.has(name) && assigned === undefined) return false;
   // Paths as they are now: a command before it on the line that may have changed the file system (`npm test | tail
   // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
@@ -66,10 +70,14 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   });
 }
 
-/** Whether `word` is the operand `operand…` (`if=…`) and its value may lie outside the workspace. */
+/**
+ * Whether `word` is the operand `operand…` (`if=…`, `of=…`) and its value may lie outside the workspace
+ * (`HARMLESS_OUTPUTS` aside).
+ */
 function assignedMayLeadAway(word: ShellWord, operand: string, facts: PathFacts): boolean {
   const text = word.kind === 'literal' ? word.value : word.text;
   if (!text.startsWith(operand)) return false;
   const value = text.slice(operand.length);
+  if (word.kind === 'literal' && HARMLESS_OUTPUTS.has(value)) return false;
   return sourceMayLeadAway(word.kind === 'literal' ? { kind: 'literal', value } : { ...word, text: value }, facts);
 }
