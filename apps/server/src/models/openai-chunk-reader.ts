@@ -104,6 +104,11 @@ export class OpenAIChunkReader {
   private reasoningChars = 0;
   private argumentChars = 0;
   private pieces = 0;
+  /**
+   * For a server that sends neither index nor id: the last call's name, sent again over no arguments after that call's
+   * whole arguments. It starts a call only once arguments follow, then under that name (see `indexWithoutOne`).
+   */
+  private possibleStart: string | undefined;
 
   /**
    * How many pieces of the answer have arrived: text, reasoning, or a fragment of a tool call that adds to it (its
@@ -217,7 +222,14 @@ export class OpenAIChunkReader {
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
     const piece = delta.function?.arguments;
-    const index = delta.index === null || delta.index === undefined ? this.indexWithoutOne(delta.id ?? undefined, name ?? undefined, piece ?? undefined) : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined);
+    const withoutIndex = delta.index === null || delta.index === undefined;
+    // Arguments with neither a name nor an id, after the last call's name came again over none, start a call of that name.
+    const named = name || (withoutIndex && !delta.id && carriesArguments(piece ?? undefined) ? this.possibleStart : undefined);
+    const index =
+      delta.index === null || delta.index === undefined
+        ? this.indexWithoutOne(delta.id ?? undefined, named ?? undefined, piece ?? undefined)
+        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined);
+    if (index === undefined) return;
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
@@ -235,9 +247,9 @@ export class OpenAIChunkReader {
     }
     // llama.cpp sends a name again, whole, as it reads more of it ("list_", then "list_directory"): a name that goes on
     // from the call's is its name now. Any other name is another call's, not this one's.
-    if (name && name !== call.name) {
-      if (!name.startsWith(call.name)) throw new MalformedChunkError("a tool call's name changed to another mid-call");
-      call.name = name;
+    if (named && named !== call.name) {
+      if (!named.startsWith(call.name)) throw new MalformedChunkError("a tool call's name changed to another mid-call");
+      call.name = named;
       added = true;
     }
     // Arguments sent whole replace what came before, and text after them starts over. Only arguments longer than the
@@ -279,6 +291,7 @@ export class OpenAIChunkReader {
    * its name over no arguments and its arguments under no name.
    */
   private indexOf(index: number, id: string | undefined, name: string | undefined): number {
+    this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
     if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
@@ -298,14 +311,26 @@ export class OpenAIChunkReader {
    * arguments in pieces, were read as one: the arguments joined (`{"path":"a"}{"path":"b"}`, refused as not JSON), or
    * the second call's arguments under no name, or under the first call's name grown into the second's. A piece with
    * another id and no name goes on with the last call while its arguments are not yet a whole object, as `indexOf` reads it.
+   * With neither id nor arguments after the last call's whole ones, a piece carrying that call's name again, or none,
+   * makes no call (undefined): a server repeating the name in each piece sent it once more after the arguments, and a
+   * call of that name over no arguments was put up, one the model never made. The name is kept as a possible start: the
+   * arguments that follow start a call of it (`possibleStart`), so a second call of the tool sent as its name alone,
+   * then its arguments, is still read.
    */
-  private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number {
+  private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
+    const held = this.possibleStart;
+    this.possibleStart = undefined;
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
     if (id !== undefined && id !== '') for (const [index, call] of this.calls) if (call.id === id) return index;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = id === undefined || id === '';
       const text = typeof last.arguments === 'string' ? last.arguments : undefined;
+      const named = name !== undefined && name !== '';
+      if (anonymous && (text === undefined || last.text.closed) && !carriesArguments(piece) && (!named || name === last.name)) {
+        this.possibleStart = named ? name : held;
+        return undefined;
+      }
       const begun = text === undefined || last.text.begun;
       const anotherName =
         anonymous &&
@@ -323,6 +348,11 @@ export class OpenAIChunkReader {
     while (this.calls.has(next)) next++;
     return next;
   }
+}
+
+/** Whether a piece's arguments hold anything: an object, or text more than blank space (JSON's). */
+function carriesArguments(piece: string | Record<string, unknown> | undefined): boolean {
+  return typeof piece === 'string' ? !/^[ \t\n\r]*$/.test(piece) : piece !== undefined;
 }
 
 /** A choice holding a whole `message` as the chunk's choice that holds all of it: the calls of a message are in order. */

@@ -842,6 +842,24 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads a piece repeating the last call\'s name over no arguments, with neither an index nor an id, as no call, and as the start of one once arguments follow', async () => {
+      const piece = (fn: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fn }] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const callOf = (path: string) => `${piece({ name: 'list_directory', arguments: '{"path":' })}\n\n${piece({ name: 'list_directory', arguments: `"${path}"}` })}\n\n`;
+      const trailing = await rawServer([`${callOf('.')}${piece({ name: 'list_directory', arguments: '' })}\n\n${piece({ name: 'list_directory' })}\n\n${end}`]);
+      const followed = await rawServer([`${callOf('.')}${piece({ name: 'list_directory', arguments: '' })}\n\n${piece({ arguments: ' ' })}\n\n${piece({ arguments: '{"path":"src"}' })}\n\n${end}`]);
+      const call = (path: string) => ({ type: 'tool-call', id: '', name: 'list_directory', arguments: `{"path":"${path}"}` });
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(await read(trailing)).toStrictEqual([call('.'), { type: 'finish', reason: 'tool-calls' }]);
+        expect(await read(followed)).toStrictEqual([call('.'), call('src'), { type: 'finish', reason: 'tool-calls' }]);
+      } finally {
+        await trailing.close();
+        await followed.close();
+      }
+    });
+
     it('reads a call a server sends in the older function_call field, streamed in pieces or whole, as the call it is', async () => {
       const piece = (call: Record<string, unknown>) => chunk({ function_call: call });
       const streamed = await rawServer([`${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n${chunk({}, 'function_call')}\n\ndata: [DONE]\n\n`]);
