@@ -137,6 +137,17 @@ describe('a program that prints the files it reads, named one outside the worksp
       expect(await judge(command)).toBe('ask');
     });
 
+    // The yq that wraps jq hands it the options it does not know: `-L/tmp/x` and an import's search path loaded
+    // /tmp/x/data.json into the output (found in review, with the real program).
+    it.each([
+      `yq -n -L/home/me 'import "data" as $d; $d'`,
+      `yq -n 'import "data" as $d {search: "/home/me"}; $d'`,
+      `yq -n 'include "x"; .'`,
+      'yq -n -f q.jq',
+    ])('asks about %j, as jq would be (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
     it.each([`yq '.downloads[0]' config.yaml`, `yq -n '"a" | length'`, `yq '.a | select(.b)' x.yaml`])('allows %j', async (command) => {
       expect(await judge(command)).toBe('allow');
     });
