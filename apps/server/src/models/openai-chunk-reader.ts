@@ -228,7 +228,7 @@ export class OpenAIChunkReader {
     const index =
       delta.index === null || delta.index === undefined
         ? this.indexWithoutOne(delta.id ?? undefined, named ?? undefined, piece ?? undefined)
-        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined);
+        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined, piece ?? undefined);
     if (index === undefined) return;
     let call = this.calls.get(index);
     if (!call) {
@@ -288,14 +288,17 @@ export class OpenAIChunkReader {
    * as an object, the last one's under the first one's name. A call's first piece carries its name: a piece with no name
    * and another id goes on with the call at its index while that call's argument text is not yet a whole object, as a
    * hosted server sends a call (one id beside the name, another on every later piece), whose call was split in two:
-   * its name over no arguments and its arguments under no name.
+   * its name over no arguments and its arguments under no name. Such a piece with no arguments either (none, or blank
+   * text) after the call's whole ones carries nothing and makes no call (undefined): it made a call of no name, refused,
+   * and shown to the model as its error.
    */
-  private indexOf(index: number, id: string | undefined, name: string | undefined): number {
+  private indexOf(index: number, id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
     if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
     if ((name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
+    if ((name === undefined || name === '') && !carriesArguments(piece)) return undefined;
     const next = Math.max(...this.calls.keys()) + 1;
     this.moved.set(index, next);
     return next;
@@ -315,7 +318,8 @@ export class OpenAIChunkReader {
    * makes no call (undefined): a server repeating the name in each piece sent it once more after the arguments, and a
    * call of that name over no arguments was put up, one the model never made. The name is kept as a possible start: the
    * arguments that follow start a call of it (`possibleStart`), so a second call of the tool sent as its name alone,
-   * then its arguments, is still read.
+   * then its arguments, is still read. A piece with another id and neither name nor arguments makes no call either, as
+   * at an index.
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     const held = this.possibleStart;
@@ -343,6 +347,10 @@ export class OpenAIChunkReader {
       // A call's first piece carries its name: one with another id and none goes on with the last call, as at an index.
       const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
       if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) return this.lastIndex;
+      if (!named && !carriesArguments(piece)) {
+        this.possibleStart = held;
+        return undefined;
+      }
     }
     let next = 0;
     while (this.calls.has(next)) next++;

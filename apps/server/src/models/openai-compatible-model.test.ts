@@ -763,6 +763,24 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads a piece with another id, no name and no arguments, after a call\'s whole arguments, as no call, sent at an index or without one', async () => {
+      const piece = (index: number | undefined, id: string, name: string | undefined, args: string) =>
+        chunk({ tool_calls: [{ ...(index === undefined ? {} : { index }), id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const atIndex = await rawServer([`${piece(0, 'c1', 'read_file', '{"path":"a"}')}\n\n${piece(0, 'p4', undefined, '')}\n\n${piece(0, 'p5', undefined, ' ')}\n\n${end}`]);
+      const noIndex = await rawServer([`${piece(undefined, 'c1', 'read_file', '{"path":"a"}')}\n\n${piece(undefined, 'p4', undefined, '')}\n\n${piece(undefined, 'p5', undefined, ' ')}\n\n${end}`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const one = [{ type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' }, { type: 'finish', reason: 'tool-calls' }];
+
+        expect(await read(atIndex)).toStrictEqual(one);
+        expect(await read(noIndex)).toStrictEqual(one);
+      } finally {
+        await atIndex.close();
+        await noIndex.close();
+      }
+    });
+
     it('reads each whole call of a server that sends calls with neither an index nor an id as a call of its own', async () => {
       const whole = (name: string, args: string | Record<string, unknown>) => ({ type: 'function', function: { name, arguments: args } });
       const server = await rawServer([
