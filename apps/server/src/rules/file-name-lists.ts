@@ -51,9 +51,10 @@ export function readsNameList(name: string, word: string): boolean {
 }
 
 /**
- * The path a 7-Zip include or exclude switch names after `!` (`-i!~/.ssh/id_rsa`, `-ir!…`, `-xr0!…`, `-ai!x.7z`,
- * read in any case), to be judged as an operand is; undefined for any other word or program.
+ * The path a 7-Zip include or exclude switch names after `!` (`-i!~/.ssh/id_rsa`, `-ir!…`, `-xr0!…`, `-ai!x.7z`), or
+ * the folder `-o` extracts into, attached (`-o~/.ssh` writes there, over the person's files too), read in any case,
+ * to be judged as an operand is; undefined for any other word or program.
  */
 export function sevenZipSwitchPath(name: string, word: string): string | undefined {
-  return NAME_LISTS.get(name) === SEVEN_ZIP_LIST ? /^-a?[ix](?:r[-0]?)?!(.*)$/is.exec(word)?.[1] : undefined;
+  return NAME_LISTS.get(name) === SEVEN_ZIP_LIST ? /^-(?:a?[ix](?:r[-0]?)?!|o)(.*)$/is.exec(word)?.[1] : undefined;
 }

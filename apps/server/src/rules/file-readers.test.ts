@@ -199,6 +199,15 @@ describe('a program that prints the files it reads, named one outside the worksp
     );
   });
 
+  it('7z extracting into a folder outside the workspace, named attached to -o, is asked about (found in review)', async () => {
+    // `7z x a.7z -o/home/me/.ssh` writes what the archive holds there, over the person's files too.
+    const judge = async (command: string) => (await evaluateRules(terminal(command), [prefix('7z')], context)).decision;
+    for (const command of ['7z x a.7z -o/home/me/.ssh', '7z x a.7z -O../other', '7z e a.7z -o~']) {
+      expect(await judge(command), command).toBe('ask');
+    }
+    expect(await judge('7z x a.7z -oout')).toBe('allow');
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });
