@@ -25,6 +25,7 @@ import {
   processLimitWarning,
   resolveToolSandbox,
   SandboxUnavailableError,
+  unboundedIpcWarning,
   unboundedNamespaceWarning,
   UNSIZED_TMPFS_WARNING,
   type ToolSandbox,
@@ -66,6 +67,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   if (limitWarning !== null) log(limitWarning);
   if (sandbox.kind === 'bubblewrap' && sandbox.unsizedTmpfs) log(UNSIZED_TMPFS_WARNING);
   if (sandbox.kind === 'bubblewrap' && 'unbounded' in sandbox) log(unboundedNamespaceWarning(sandbox.unbounded));
+  if (sandbox.kind === 'bubblewrap' && 'unshare' in sandbox && sandbox.ipcUnbounded !== undefined) log(unboundedIpcWarning(sandbox.ipcUnbounded));
   const maxOpenFiles = toolOpenFiles(config, sandbox, log);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
   // With a shared database, the password file PostgreSQL clients read, and the client key its URL names, are hidden too.

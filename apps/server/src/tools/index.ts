@@ -21,6 +21,7 @@ export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type Too
 export { callOpenFiles, DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, ownHostUserId, ownOpenFilesHardLimit, processLimitWarning } from './sandbox/process-limit';
 export { DEFAULT_TMPFS_MIB, UNSIZED_TMPFS_WARNING } from './sandbox/tmpfs-size';
 export { unboundedNamespaceWarning } from './sandbox/namespace-limits';
+export { unboundedIpcWarning } from './sandbox/ipc-limits';
 
 /**
  * The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one

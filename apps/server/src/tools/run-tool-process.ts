@@ -224,7 +224,7 @@ function bubblewrapFor(
 ): BubblewrapSandbox {
   const tmpfs = sandbox.unsizedTmpfs ? {} : { tmpfsBytes: tmpfsMiB * 1024 * 1024 };
   const policy = { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network, ...tmpfs };
-  return { bwrap: sandbox.bwrap, policy, maxProcesses, maxOpenFiles, sharedMemoryBytes: tmpfsMiB * 1024 * 1024, ...('unshare' in sandbox ? { unshare: sandbox.unshare } : {}) };
+  return { bwrap: sandbox.bwrap, policy, maxProcesses, maxOpenFiles, sharedMemoryBytes: tmpfsMiB * 1024 * 1024, ...('unshare' in sandbox ? { unshare: sandbox.unshare, ...(sandbox.ipcUnbounded === undefined ? {} : { ipcUnbounded: true }) } : {}) };
 }
 
 /**

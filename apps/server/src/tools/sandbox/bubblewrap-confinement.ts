@@ -38,6 +38,8 @@ export interface BubblewrapSandbox {
    * (`unshare`; see ipcSysctls). Default DEFAULT_TMPFS_MIB MiB.
    */
   sharedMemoryBytes?: number;
+  /** Whether this kernel refuses the call's IPC limits (see NamespaceProbe's `ipcUnbounded`): bubblewrap then makes its IPC namespace. */
+  ipcUnbounded?: boolean;
 }
 
 /** What bubblewrap reports on its info fd once the sandbox exists. */
@@ -98,13 +100,14 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     };
     const host = hostLayout();
     const namespace = sandbox.unshare === undefined || inotify === undefined ? undefined : { unshare: sandbox.unshare, limits: inotify };
-    const limitedPolicy: SandboxPolicy = namespace === undefined ? policy : { ...policy, ipcNamespaceGiven: true };
+    const ipcLimited = namespace !== undefined && sandbox.ipcUnbounded !== true;
+    const limitedPolicy: SandboxPolicy = ipcLimited ? { ...policy, ipcNamespaceGiven: true } : policy;
     const unstaged = bubblewrapArgs(limitedPolicy, host);
     const staged = namespace !== undefined && tmpfsBytes !== undefined && canStage(unstaged);
     const args = [...(staged ? bubblewrapArgs({ ...limitedPolicy, stagedTmpfs: true }, host) : unstaged), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
     const sharedMemoryBytes = sandbox.sharedMemoryBytes ?? DEFAULT_TMPFS_MIB * 1024 * 1024;
     const start =
-      namespace === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand({ ...namespace, bwrap: sandbox.bwrap, args, sharedMemoryBytes, ...(staged ? { tmpfsBytes } : {}) });
+      namespace === undefined ? { file: sandbox.bwrap, args } : limitedNamespaceCommand({ ...namespace, bwrap: sandbox.bwrap, args, ...(ipcLimited ? { sharedMemoryBytes } : {}), ...(staged ? { tmpfsBytes } : {}) });
     const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.

@@ -30,15 +30,32 @@ export interface IpcSysctl {
  * user namespace around bubblewrap), since each new one has the kernel's defaults, which bound nothing: a segment
  * as large as the machine's memory, 32,000 queues, a billion semaphores.
  */
-export function ipcSysctls(sharedMemoryBytes: number, pageBytes: number = pageSize()): IpcSysctl[] {
+export function ipcSysctls(sharedMemoryBytes: number, pageBytes: number = pageSize(), folder: string = SYSCTL_FOLDER): IpcSysctl[] {
   const bytes = checkedBytes(sharedMemoryBytes);
   return [
-    { file: '/proc/sys/kernel/shmmax', value: String(bytes) },
-    { file: '/proc/sys/kernel/shmall', value: String(Math.max(1, Math.floor(bytes / pageBytes))) },
-    { file: '/proc/sys/kernel/msgmni', value: String(MESSAGE_QUEUES) },
-    { file: '/proc/sys/kernel/sem', value: SEMAPHORES },
-    { file: '/proc/sys/user/max_ipc_namespaces', value: '1' },
+    { file: `${folder}/kernel/shmmax`, value: String(bytes) },
+    { file: `${folder}/kernel/shmall`, value: String(Math.max(1, Math.floor(bytes / pageBytes))) },
+    { file: `${folder}/kernel/msgmni`, value: String(MESSAGE_QUEUES) },
+    { file: `${folder}/kernel/sem`, value: SEMAPHORES },
+    { file: `${folder}/user/max_ipc_namespaces`, value: '1' },
   ];
+}
+
+/** Where ipcSysctls are written: the namespace's own /proc/sys (tests name a folder that cannot be written, as a kernel refuses them). */
+export const SYSCTL_FOLDER = '/proc/sys';
+
+/**
+ * Said at start-up when the namespace around bubblewrap bounds a call but cannot set its IPC limits (see
+ * NamespaceProbe's `ipcUnbounded`), with the `reason` the probe found: the call then gets an IPC namespace of
+ * bubblewrap's making, with the kernel's defaults.
+ */
+export function unboundedIpcWarning(reason: string): string {
+  return (
+    'Warning: tool calls’ System V shared memory, message queues and semaphores are not bounded here, so one call you allow can take ' +
+    'gigabytes of memory no process is charged for while it runs. This kernel lets only the machine’s root set the limits of an IPC ' +
+    'namespace (a namespace’s own root may since Linux 6.9, and 6.1.y kernels from August 2024); the inotify, /tmp and namespace bounds ' +
+    `hold. The cause: ${reason}.`
+  );
 }
 
 let pageBytesRead: number | undefined;

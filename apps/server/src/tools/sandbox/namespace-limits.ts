@@ -89,8 +89,14 @@ export interface LimitedNamespaceOptions {
   args: readonly string[];
   /** Bytes of the call's /tmp and /dev/shm, when this namespace mounts them (see SandboxPolicy's `stagedTmpfs`). Default none: it does not. */
   tmpfsBytes?: number;
-  /** Bytes of System V shared memory the call may hold (see ipcSysctls). */
-  sharedMemoryBytes: number;
+  /**
+   * Bytes of System V shared memory the call may hold (see ipcSysctls). Default none: the namespace makes no IPC
+   * namespace and sets no IPC limit (this kernel refuses them: see NamespaceProbe's `ipcUnbounded`), and bubblewrap
+   * makes the call's.
+   */
+  sharedMemoryBytes?: number;
+  /** Where the IPC limits are written. Default SYSCTL_FOLDER; tests name one that cannot be written. */
+  ipcSysctlFolder?: string;
 }
 
 /**
@@ -112,18 +118,19 @@ export interface LimitedNamespaceOptions {
  * `ipcNamespaceGiven`), with the System V IPC limits of ipcSysctls: an IPC namespace's limits are its own, not charged
  * upward, and a new one gets the kernel's defaults, so the call may make no other (user.max_ipc_namespaces 1 here,
  * which the kernel checks for every IPC namespace made in a namespace inside this one), and cannot change these (its
- * /proc/sys is read-only, and it may not mount another /proc).
+ * /proc/sys is read-only, and it may not mount another /proc). Without `sharedMemoryBytes`, none of it: kernels before
+ * Linux 6.9 (and 6.1.y before August 2024) let no namespace's root write these limits.
  *
  * It holds at most NAMESPACES_PER_CALL namespaces of each other kind, charged upward as inotify's.
  *
  * When any of it cannot be done, bubblewrap is not started and the call says why.
  */
-export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes, sharedMemoryBytes }: LimitedNamespaceOptions): { file: string; args: string[] } {
+export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsBytes, sharedMemoryBytes, ipcSysctlFolder }: LimitedNamespaceOptions): { file: string; args: string[] } {
   const refusal = "airlock: this call's limits (inotify, files in /tmp and /dev/shm, System V IPC) could not be set, so the command was not run";
   const steps = [
     `echo ${checkedCount(limits.instances, 0)} > /proc/sys/user/max_inotify_instances`,
     `echo ${checkedCount(limits.watches, 0)} > /proc/sys/user/max_inotify_watches`,
-    ...ipcSysctls(sharedMemoryBytes).map(({ file, value }) => `echo '${value}' > ${file}`),
+    ...(sharedMemoryBytes === undefined ? [] : ipcSysctls(sharedMemoryBytes, undefined, ipcSysctlFolder).map(({ file, value }) => `echo '${value}' > ${file}`)),
     `for kind in ${NAMESPACE_KINDS.join(' ')}; do file=/proc/sys/user/max_\${kind}_namespaces; [ ! -e $file ] || echo ${NAMESPACES_PER_CALL} > $file || exit 1; done`,
   ];
   if (tmpfsBytes !== undefined) {
@@ -144,7 +151,7 @@ export function limitedNamespaceCommand({ unshare, limits, bwrap, args, tmpfsByt
   const ids = ['--uid', String(process.getuid?.() ?? 0), '--gid', String(process.getgid?.() ?? 0)];
   return {
     file: unshare,
-    args: ['--user', '--map-root-user', ...(tmpfsBytes === undefined ? [] : ['--mount']), '--ipc', '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
+    args: ['--user', '--map-root-user', ...(tmpfsBytes === undefined ? [] : ['--mount']), ...(sharedMemoryBytes === undefined ? [] : ['--ipc']), '/bin/sh', '-c', script, 'sh', bwrap, ...ids, ...args],
   };
 }
 

@@ -1,8 +1,11 @@
+import { readFileSync, readlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { tempFolder } from '../test-support';
-import { unboundedNamespaceWarning } from './namespace-limits';
+import { createBuiltinTools } from '../index';
+import { runTool, tempFolder, toolNamed } from '../test-support';
+import { unboundedIpcWarning } from './ipc-limits';
+import { inotifyLimits, unboundedNamespaceWarning } from './namespace-limits';
 import { probeBubblewrap } from './probe-bubblewrap';
 
 const real = await probeBubblewrap(true);
@@ -69,4 +72,47 @@ describe.skipIf(skip !== undefined)(`where the namespace around bubblewrap canno
     const probe = await probeBubblewrap(true, { unshareLocations: [first, second] });
     expect(probe).toStrictEqual({ ...sandbox, unbounded: `no unshare at ${first} or ${second}` });
   });
+
+  test.skipIf(realUnshare === undefined || (real.available && real.unsizedTmpfs === true))(
+    'where the kernel refuses the IPC limits, a call keeps its inotify and /tmp bounds, in an IPC namespace of bubblewrap’s, and the warning says so',
+    async () => {
+      if (!real.available || realUnshare === undefined) return;
+      await using folder = await tempFolder();
+      // A folder that cannot be written, as /proc/sys/kernel/shm* cannot by a namespace's root before Linux 6.9.
+      const refused = path.join(folder.path, 'absent');
+      const probe = await probeBubblewrap(true, { apparmorRestriction: path.join(folder.path, 'absent-restriction'), ipcSysctlFolder: refused });
+      expect(probe).toStrictEqual({ ...sandbox, unshare: realUnshare, ipcUnbounded: expect.stringContaining(`${realUnshare} could not set the limits of the call’s IPC namespace: `) });
+      const reason = 'ipcUnbounded' in probe ? String(probe.ipcUnbounded) : '';
+      expect(reason).toContain(`${refused}/kernel/shmmax`);
+      expect(unboundedIpcWarning(reason)).toMatch(/^Warning: tool calls’ System V shared memory, message queues and semaphores are not bounded here, .*Linux 6\.9.*The cause: /);
+      expect(unboundedIpcWarning(reason).endsWith(`${reason}.`)).toBe(true);
+
+      // A real call with what the probe found: inotify instances until refused, empty files in /tmp until refused.
+      await using workspace = await tempFolder();
+      const found = { kind: 'bubblewrap', bwrap: real.bwrap, network: true, unshare: realUnshare, ipcUnbounded: reason } as const;
+      const terminal = toolNamed(createBuiltinTools({ workspace: workspace.path, sandbox: found, tmpfsMiB: 8 }), 'terminal');
+      const take = [
+        'import ctypes, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'fds = 0',
+        'while fds < 4096 and libc.inotify_init1(0) >= 0: fds += 1',
+        'files = 0',
+        'try:',
+        '    while files < 16384: os.close(os.open(f"/tmp/{files}", os.O_CREAT | os.O_WRONLY)); files += 1',
+        'except OSError: pass',
+        'print(fds, files, os.readlink("/proc/self/ns/ipc"))',
+      ].join('\n');
+      const result = await runTool(terminal, { command: `python3 -c '${take}'` });
+      expect(result.content).toMatch(/^\d+ \d+ ipc:\[\d+\]\n/);
+      const [instances, files, ipc] = result.content.split('\n')[0]!.split(' ');
+      const user = { instances: Number(readFileSync('/proc/sys/user/max_inotify_instances', 'utf8')), watches: Number(readFileSync('/proc/sys/user/max_inotify_watches', 'utf8')) };
+      expect(Number(instances)).toBe(inotifyLimits(user)!.instances);
+      // A file per 4 KiB of 8 MiB, its root folder among them.
+      expect(Number(files)).toBeLessThan((8 * 1024 * 1024) / 4096);
+      expect(Number(files)).toBeGreaterThan((8 * 1024 * 1024) / 4096 - 8);
+      // Its own IPC namespace still, bubblewrap's.
+      expect(ipc).not.toBe(readlinkSync('/proc/self/ns/ipc'));
+    },
+    60_000,
+  );
 });

@@ -18,14 +18,20 @@ const PROBE_TIMEOUT_MS = 10_000;
  */
 export type BubblewrapProbe = ({ available: true; bwrap: string; unsizedTmpfs?: true } & NamespaceProbe) | { available: false; reason: string };
 
-/** Whether bubblewrap can start in a namespace that bounds the call (see BubblewrapProbe). */
-export type NamespaceProbe = { unshare: string } | { unbounded: string };
+/**
+ * Whether bubblewrap can start in a namespace that bounds the call (see BubblewrapProbe). `ipcUnbounded`: it can, but
+ * not with the call's System V IPC limits (see ipcSysctls), which this kernel lets no namespace's root set, and why:
+ * the call then gets an IPC namespace of bubblewrap's making, and keeps the other bounds.
+ */
+export type NamespaceProbe = { unshare: string; ipcUnbounded?: string } | { unbounded: string };
 
 export interface ProbeOptions {
   /** Where `unshare` is looked for, the first found taken. Default UNSHARE_LOCATIONS. */
   unshareLocations?: readonly string[];
   /** The file that says whether AppArmor restricts unprivileged user namespaces. Default APPARMOR_USERNS_RESTRICTION. */
   apparmorRestriction?: string;
+  /** Where the IPC limits are written (see limitedNamespaceCommand). Default SYSCTL_FOLDER; one that cannot be written fails as an older kernel does. */
+  ipcSysctlFolder?: string;
 }
 
 /** Reads 1 where AppArmor takes the capabilities of a user namespace an unconfined program makes (Ubuntu 23.10 on). */
@@ -68,8 +74,11 @@ async function probeNamespace(bwrap: string, network: boolean, tmpfsBytes: numbe
   if (unshare === undefined) return { unbounded: `no unshare at ${locations.join(' or ')}` };
   const limits = inotifyLimits();
   if (limits === undefined) return { unbounded: 'this user’s inotify limits cannot be read (/proc/sys/user/max_inotify_instances and max_inotify_watches)' };
-  const failure = await tryStart(bwrap, network, tmpfsBytes, { unshare, limits });
-  if (failure === undefined) return { unshare };
+  const ipcFailure = await tryStart(bwrap, network, tmpfsBytes, { unshare, limits, ipc: true, ...(options.ipcSysctlFolder === undefined ? {} : { ipcSysctlFolder: options.ipcSysctlFolder }) });
+  if (ipcFailure === undefined) return { unshare };
+  // Kernels before Linux 6.9 refuse the IPC limits alone: the other bounds are kept without them.
+  const failure = await tryStart(bwrap, network, tmpfsBytes, { unshare, limits, ipc: false });
+  if (failure === undefined) return { unshare, ipcUnbounded: `${unshare} could not set the limits of the call’s IPC namespace: ${ipcFailure}` };
   // Its namespace is made, without the capabilities to set anything in it: unshare's or the shell's error says no more.
   const restricted = readFile(options.apparmorRestriction ?? APPARMOR_USERNS_RESTRICTION) === '1';
   const apparmor = restricted
@@ -82,11 +91,21 @@ async function probeNamespace(bwrap: string, network: boolean, tmpfsBytes: numbe
  * Starts a trivial command in a sandbox (in a namespace of its own with `namespace`, as limitedNamespaceCommand makes
  * it): undefined when it ran, else the first line bubblewrap said.
  */
-function tryStart(bwrap: string, network: boolean, tmpfsBytes: number | undefined, namespace?: { unshare: string; limits: InotifyLimits }): Promise<string | undefined> {
+function tryStart(
+  bwrap: string,
+  network: boolean,
+  tmpfsBytes: number | undefined,
+  namespace?: { unshare: string; limits: InotifyLimits; ipc: boolean; ipcSysctlFolder?: string },
+): Promise<string | undefined> {
   const staged = namespace !== undefined && tmpfsBytes !== undefined;
-  const policy = { workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }), ...(staged ? { stagedTmpfs: true } : {}), ...(namespace === undefined ? {} : { ipcNamespaceGiven: true }) };
+  const policy = { workspace: '/tmp', network, ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }), ...(staged ? { stagedTmpfs: true } : {}), ...(namespace?.ipc === true ? { ipcNamespaceGiven: true } : {}) };
   const args = [...bubblewrapArgs(policy), '--', '/bin/sh', '-c', 'exit 0'];
-  const start = namespace === undefined ? { file: bwrap, args } : limitedNamespaceCommand({ ...namespace, bwrap, args, sharedMemoryBytes: PROBE_TMPFS_BYTES, ...(staged ? { tmpfsBytes } : {}) });
+  let start = { file: bwrap, args };
+  if (namespace !== undefined) {
+    const { ipc, ipcSysctlFolder, ...limited } = namespace;
+    const ipcLimits = ipc ? { sharedMemoryBytes: PROBE_TMPFS_BYTES, ...(ipcSysctlFolder === undefined ? {} : { ipcSysctlFolder }) } : {};
+    start = limitedNamespaceCommand({ ...limited, bwrap, args, ...ipcLimits, ...(staged ? { tmpfsBytes } : {}) });
+  }
   return new Promise((resolve) => {
     execFile(start.file, start.args, { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
       resolve(error === null ? undefined : stderr.trim().split('\n')[0] || error.message);

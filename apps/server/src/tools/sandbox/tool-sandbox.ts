@@ -28,7 +28,7 @@ export async function resolveToolSandbox({ mode, network }: ResolveSandboxOption
   }
   const probe = await probeBubblewrap(network);
   if (probe.available) {
-    return { kind: 'bubblewrap', bwrap: probe.bwrap, network, ...(probe.unsizedTmpfs ? { unsizedTmpfs: true } : {}), ...('unshare' in probe ? { unshare: probe.unshare } : { unbounded: probe.unbounded }) };
+    return { kind: 'bubblewrap', bwrap: probe.bwrap, network, ...(probe.unsizedTmpfs ? { unsizedTmpfs: true } : {}), ...('unshare' in probe ? { unshare: probe.unshare, ...(probe.ipcUnbounded === undefined ? {} : { ipcUnbounded: probe.ipcUnbounded }) } : { unbounded: probe.unbounded }) };
   }
   if (mode === 'bubblewrap' || !network) throw new SandboxUnavailableError(probe.reason);
   return { kind: 'none', reason: probe.reason };
