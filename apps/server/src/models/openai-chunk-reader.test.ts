@@ -93,6 +93,18 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('keeps arguments sent whole when a later piece of the call brings empty or blank text, as a server repeating a call sends it', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: { command: 'ls -la' } } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: '' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: ' ' } }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'terminal', arguments: { command: 'ls -la' } },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
   it('keeps a piece with another id and no name in the call at its index until that call has whole arguments', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '' } }] }));

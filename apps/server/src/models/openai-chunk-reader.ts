@@ -252,10 +252,13 @@ export class OpenAIChunkReader {
       call.name = named;
       added = true;
     }
-    // Arguments sent whole replace what came before, and text after them starts over. Only arguments longer than the
-    // call's have ever been are new: a server alternating whole arguments and one character made progress at each
+    // Arguments sent whole replace what came before, and text after them starts over; empty or blank text after them
+    // is none (a server repeating the call with `""` had turned `{"command":"ls"}` into `{}`). Only arguments longer than
+    // the call's have ever been are new: a server alternating whole arguments and one character made progress at each
     // character, and held its place to the turn limit with a call that never changed.
-    if (typeof piece === 'string') {
+    if (typeof piece === 'string' && typeof call.arguments !== 'string' && piece.trim() === '') {
+      // Nothing to add.
+    } else if (typeof piece === 'string') {
       const sofar = typeof call.arguments === 'string' ? call.arguments : '';
       this.countArguments(call, sofar.length + piece.length);
       if (sofar === '') call.text = new JsonObjectTracker();
