@@ -523,7 +523,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         const gate = check.ok && (await openGate(call, check.tool, confirming, options, runId, true));
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
-          yield callingStatus(call, gate, confirming);
+          yield callingStatus(check.tool, gate, confirming);
           yield awaitingToolStart(call, gate, check.tool);
         }
       }
@@ -559,7 +559,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             result = check.result;
           } else {
             // Only a name one of the offered tools has: the model's own words for a call that is refused stay on its card.
-            yield { type: 'status', text: `Calling: ${call.name}` };
+            yield { type: 'status', text: callingText(check.tool) };
             const batch = { planned, announced, reported, offered };
             /** The place among the running calls taken for a call let through unasked, before it is judged again. */
             let place: (() => void) | undefined;
@@ -590,7 +590,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
                 }
                 if (gate.kind === 'ask') {
                   announced[i] = gate.ticket;
-                  if (gate.asked !== undefined && !confirming) yield callingStatus(call, gate, confirming);
+                  if (gate.asked !== undefined && !confirming) yield callingStatus(check.tool, gate, confirming);
                   yield awaitingToolStart(call, gate, check.tool);
                   const settled = yield* decideAndRun(i);
                   if (!settled) return park(i);
@@ -1016,9 +1016,20 @@ function isDeciding(verdict: PolicyVerdict): verdict is DecidingVerdict {
 }
 
 /** What the run says as it puts a call up: with confirmation off, why a rule had it asked (the card says it in either setting). */
-function callingStatus(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>, confirm: boolean): LoopEvent {
-  if (gate.asked === undefined || confirm) return { type: 'status', text: `Calling: ${call.name}` };
-  return { type: 'status', text: `Calling: ${call.name}. ${reasonText(gate.asked.description)}: asked, though confirmation is off` };
+function callingStatus(tool: AnyTool, gate: Extract<Gate, { kind: 'ask' }>, confirm: boolean): LoopEvent {
+  if (gate.asked === undefined || confirm) return { type: 'status', text: callingText(tool) };
+  return { type: 'status', text: `${callingText(tool)}. ${reasonText(gate.asked.description)}: asked, though confirmation is off` };
+}
+
+/**
+ * "Calling: <name>" of an offered tool (the call's name is that tool's, see checkCall), made once per tool: the status
+ * every run waiting on a call of it keeps in its log shares the one string rather than holding a copy (40 B or so).
+ */
+const callingTexts = new WeakMap<AnyTool, string>();
+function callingText(tool: AnyTool): string {
+  let text = callingTexts.get(tool);
+  if (text === undefined) callingTexts.set(tool, (text = `Calling: ${tool.name}`));
+  return text;
 }
 
 /** For each call put up to the person: the rules' version when it was (see `policyVersion`). */
