@@ -221,6 +221,25 @@ function waitingStart(event: LoopEvent): event is Extract<LoopEvent, { type: 'to
 
 const isEnd = (event: LoopEvent) => event.type === 'run-end';
 
+/** An `echo` tool that runs until released or stopped, recording each text it started with. */
+function heldEcho(): { tool: AnyTool; started: string[]; release: () => void } {
+  const started: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const tool = defineTool({
+    name: 'echo',
+    description: 'Echoes its text, slowly.',
+    parameters: z.object({ text: z.string() }),
+    annotations: { executesCode: false, readOnly: true },
+    execute: async ({ text }, { signal }) => {
+      started.push(text);
+      await Promise.race([held, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+      return `echo: ${text}`;
+    },
+  });
+  return { tool, started, release };
+}
+
 async function startWaiting(owner: Instance, sessionId: string, runId: string, text: string) {
   await owner.chat.startRun({ sessionId, runId, message: text });
   const followed = await follow(owner, sessionId, runId);
@@ -673,21 +692,8 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
 
   it('a call that was running on an instance that died is recorded as interrupted by the instance that takes over, never run again', async () => {
     const db = await cleanups.database();
-    const started: string[] = [];
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
     // Runs until released or stopped: the call is still going when its instance goes.
-    const slow = defineTool({
-      name: 'echo',
-      description: 'Echoes its text, slowly.',
-      parameters: z.object({ text: z.string() }),
-      annotations: { executesCode: false, readOnly: true },
-      execute: async ({ text }, { signal }) => {
-        started.push(text);
-        await Promise.race([held, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
-        return `echo: ${text}`;
-      },
-    });
+    const { tool: slow, started, release } = heldEcho();
     const a = await instance(db, 'a', slow, 300);
     const b = await instance(db, 'b', slow, 300);
     const { approvalId } = await startWaiting(a, 's1', 'r1', 'once');
@@ -707,20 +713,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
 
   it('a run followed here with a stored event left out as damaged (its running call\'s allow) is set aside when taken over, as a restart would: the call is interrupted, never run again', async () => {
     const db = await cleanups.database();
-    const started: string[] = [];
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slow = defineTool({
-      name: 'echo',
-      description: 'Echoes its text, slowly.',
-      parameters: z.object({ text: z.string() }),
-      annotations: { executesCode: false, readOnly: true },
-      execute: async ({ text }, { signal }) => {
-        started.push(text);
-        await Promise.race([held, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
-        return `echo: ${text}`;
-      },
-    });
+    const { tool: slow, started, release } = heldEcho();
     const a = await instance(db, 'a', slow, 300);
     const b = await instance(db, 'b', slow, 300);
     const { approvalId } = await startWaiting(a, 's1', 'r1', 'once');
