@@ -208,6 +208,67 @@ describe('a program that prints the files it reads, named one outside the worksp
     expect(await judge('7z x a.7z -oout')).toBe('allow');
   });
 
+  // A file a short option names, attached (`-o/home/me/.bashrc`) or the next word, is read or written as an operand
+  // is: `pygmentize -o/home/me/.bashrc README.md` wrote over the person's file under a rule for pygmentize.
+  describe('a file a short option names, attached (found in review)', () => {
+    const programs = ['pygmentize', 'enscript', 'a2ps', 'highlight', 'grep', 'zgrep', 'rg', 'ugrep', 'iconv', 'uudecode', 'shuf', 'sdiff', 'csplit', 'ptx', 'hexdump', 'zstd', 'brotli', 'unzip', 'xsv', 'glow'];
+    const judge = async (command: string) => (await evaluateRules(terminal(command), programs.map((name) => prefix(name)), context)).decision;
+
+    it.each([
+      'pygmentize -o/home/me/.bashrc README.md',
+      'pygmentize -f html -o -/../../x README.md',
+      'pygmentize -f html -O full,cssfile=/home/me/.bashrc -o out.html README.md',
+      'pygmentize -f html -Ofull=1,cssfile=/home/me/.bashrc -o out.html README.md',
+      "pygmentize -f html -P 'cssfile=../other/x.css' README.md",
+      'enscript -p/home/me/.bashrc README.md',
+      'enscript -qp/home/me/.bashrc README.md',
+      'enscript -o../other/out.ps README.md',
+      'a2ps -o/home/me/.bashrc README.md',
+      'highlight -o/home/me/.bashrc README.md',
+      'highlight -i/home/me/.ssh/id_rsa',
+      'highlight -e/home/me/.ssh/id_rsa README.md',
+      'highlight -c/home/me/.bashrc README.md',
+      'highlight -d/home/me README.md',
+      'grep -f/home/me/.ssh/id_rsa README.md',
+      'grep -rf/home/me/patterns src',
+      'zgrep -f/home/me/patterns x.gz',
+      'rg -f/home/me/patterns src',
+      'ugrep -f/home/me/patterns src',
+      'iconv -f utf-8 -t ascii -o/home/me/.bashrc README.md',
+      'uudecode -o/home/me/.bashrc x.uu',
+      'shuf -o/home/me/.bashrc words.txt',
+      'sdiff -o/home/me/.bashrc a.txt b.txt',
+      'csplit -f/home/me/.bash x.txt 2',
+      'ptx -i/home/me/.ssh/id_rsa x.txt',
+      'hexdump -f/home/me/.ssh/id_rsa README.md',
+      'zstd -D/home/me/dict x',
+      'zstd x -o/home/me/.bashrc',
+      'brotli -o/home/me/.bashrc x',
+      'unzip x.zip -d/home/me',
+      'unzip -qd/home/me x.zip',
+      'xsv select a x.csv -o/home/me/.bashrc',
+      'glow -s/home/me/.ssh/id_rsa README.md',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each([
+      'pygmentize -o out.html -f html README.md',
+      'pygmentize -oout.html README.md',
+      'pygmentize -f html -O full,style=monokai,cssfile=out.css -o out.html README.md',
+      'enscript -pout.ps README.md',
+      'grep -e/etc/ -f patterns.txt src',
+      'grep -m5 -rn TODO src',
+      'rg -e/home/x -rfoo src',
+      'iconv -f utf-8 -t ascii -o out.txt README.md',
+      'shuf -n1 -o out.txt words.txt',
+      'csplit -fpart x.txt 2',
+      'unzip -o x.zip -d out',
+    ])('allows %j', async (command) => {
+      expect(await judge(command)).toBe('allow');
+    });
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });

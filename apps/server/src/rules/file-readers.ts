@@ -1,6 +1,7 @@
 import { sourceMayLeadAway } from './copy-sources';
 import { readsNameList, sevenZipSwitchPath } from './file-name-lists';
 import type { PathFacts } from './outside-workspace';
+import { shortOptionPaths } from './short-option-files';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -49,7 +50,8 @@ const HARMLESS_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
  * `grep -r key ~/.aws`, `head ../other/.env`): a rule for it covers what it reads in the workspace, as the file tools
  * read there only, while the sandbox lets a call read what the server's user can. Judged on the words past the rule's
  * own (`words`), each as a copy's source is (a plain glob by its folder), and the value of a `--name=value` option
- * too; a word that may become any text may become such a path.
+ * too, and that of a short option that names a file (`short-option-files.ts`); a word that may become any text may
+ * become such a path.
  */
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const assigned = ASSIGNED_FILES.get(name);
@@ -60,6 +62,9 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
   if (words.some((word) => readsNameList(name, word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '')))) return true;
   if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(word.kind === 'literal' ? word.value : word.text))) return true;
+  // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
+  const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
+  if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;
   return words.some((word) => {
     if (facts.anything(word)) return true;
     if (word.kind !== 'literal' || !word.value.startsWith('-')) return sourceMayLeadAway(word, asNow);
