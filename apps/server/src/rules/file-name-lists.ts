@@ -27,6 +27,13 @@ const PAX_LIST: ListWord = (word) => shortGroup(word) && /[rw]/.test(word);
  */
 const CPIO_LIST: ListWord = (word) => (shortGroup(word) && (/[op]/.test(word) || (word.includes('i') && !word.includes('t')))) || (word.startsWith('--') && word !== '--');
 
+/** The binary tools that read an `@FILE` of more arguments (binutils, elfutils' kin, LLVM's). */
+const BINARY_TOOLS = [
+  'strings', 'ar', 'ranlib', 'nm', 'objdump', 'readelf', 'objcopy', 'strip', 'size', 'addr2line', 'c++filt', 'elfedit',
+  'llvm-objdump', 'llvm-readelf', 'llvm-readobj', 'llvm-nm', 'llvm-strings', 'llvm-objcopy', 'llvm-strip', 'llvm-size',
+  'llvm-addr2line', 'llvm-ar', 'llvm-ranlib', 'llvm-cxxfilt',
+];
+
 /**
  * Programs that read the names of the files to read from a file or their input, names no word of the call shows
  * (`xz -c --files=names.txt | xz -dc` printed the key names.txt named; `echo ~/.ssh/id_rsa | xz -c --files`): a word
@@ -36,7 +43,9 @@ const CPIO_LIST: ListWord = (word) => (shortGroup(word) && (/[op]/.test(word) ||
 const NAME_LISTS: ReadonlyMap<string, ListWord> = new Map([
   ...['xz', 'unxz', 'xzcat', 'lzma', 'unlzma', 'lzcat'].map((xz): [string, ListWord] => [xz, XZ_LIST]),
   ...['zstd', 'unzstd', 'zstdcat'].map((zstd): [string, ListWord] => [zstd, ZSTD_LIST]),
-  ...['strings', 'ar'].map((binutil): [string, ListWord] => [binutil, RESPONSE_FILE]),
+  // binutils and their LLVM kin read an `@FILE` of arguments, and name each word of it in an error when it names no
+  // file: `nm @~/.ssh/id_rsa`, `size @…` printed the key a word at a time, `c++filt @…` printed it whole.
+  ...BINARY_TOOLS.map((binutil): [string, ListWord] => [binutil, RESPONSE_FILE]),
   ...['7z', '7za', '7zr'].map((sevenZip): [string, ListWord] => [sevenZip, SEVEN_ZIP_LIST]),
   ...['ack', 'ack-grep'].map((ack): [string, ListWord] => [ack, ACK_LIST]),
   ['pax', PAX_LIST],
@@ -44,7 +53,8 @@ const NAME_LISTS: ReadonlyMap<string, ListWord> = new Map([
 ]);
 
 /**
- * Whether `word` (its quotes dropped) of a call of the program `name` has it read a list of names (`NAME_LISTS`).
+ * Whether `word` (its quotes dropped) of a call of the program `name` has it read a list of names (`NAME_LISTS`), or
+ * more arguments from a file.
  */
 export function readsNameList(name: string, word: string): boolean {
   return NAME_LISTS.get(name)?.(word) === true;

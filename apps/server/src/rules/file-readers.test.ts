@@ -269,6 +269,58 @@ describe('a program that prints the files it reads, named one outside the worksp
     });
   });
 
+  // The binary tools dump any file: `objdump -s -b binary ~/.ssh/id_rsa` printed the key in hex and text, `objcopy
+  // -I binary -O binary` copied it, an `@file` of arguments printed its words in the errors of `nm` and `size`, and
+  // `objdump -S` printed the lines of whatever file an object of the workspace names as its source (checked with
+  // the real programs).
+  describe('the binary dumpers (found in review)', () => {
+    const programs = ['objdump', 'readelf', 'nm', 'objcopy', 'strip', 'addr2line', 'size', 'c++filt', 'llvm-objdump', 'llvm-readelf', 'llvm-nm', 'eu-readelf'];
+    const judge = async (command: string) => (await evaluateRules(terminal(command), programs.map((name) => prefix(name)), context)).decision;
+
+    it.each([
+      'objdump -s -b binary /home/me/.ssh/id_rsa',
+      'objdump -d ../other/a.o',
+      'readelf -x .data /home/me/bin/tool',
+      'nm /home/me/bin/tool',
+      'nm @args.txt',
+      'objcopy -I binary -O binary /home/me/.ssh/id_rsa key.bin',
+      'objcopy --add-section .k=/home/me/.ssh/id_rsa a.o b.o',
+      'objcopy --dump-section=.text=/home/me/.bashrc a.o',
+      'strip -o/home/me/.bashrc a.o',
+      'addr2line -e/home/me/bin/tool 0x10',
+      'size @args.txt',
+      'c++filt @args.txt',
+      'objdump -S build/a.o',
+      'objdump -dS build/a.o',
+      'objdump --source-comment build/a.o',
+      'objdump --sou build/a.o',
+      'objdump -d *',
+      'llvm-objdump -s /home/me/.ssh/id_rsa',
+      'llvm-objdump --source build/a.o',
+      'llvm-readelf -x .data ../other/a.o',
+      'llvm-nm @args.txt',
+      'eu-readelf -x .data /home/me/bin/tool',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each([
+      'objdump -d build/a.o',
+      'objdump -dj.text build/a.o',
+      'objdump -d build/*.o',
+      'objdump -h -j .Sdata build/a.o',
+      'readelf -h a.out',
+      'nm -C build/lib.a',
+      'objcopy -O binary build/a.elf build/a.bin',
+      'objcopy --add-section .note=build/note.bin a.o b.o',
+      'strip -o build/a.stripped build/a.o',
+      'size /usr/bin/ls',
+      'c++filt _Z1fv',
+    ])('allows %j', async (command) => {
+      expect(await judge(command)).toBe('allow');
+    });
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });

@@ -24,7 +24,30 @@ const FILE_READERS = new Set([
   'dasel', 'dos2unix', 'unix2dos',
   // pax and cpio read the names to pack from their input, and write those an archive holds as they are (`NAME_LISTS`).
   'pax', 'cpio',
+  // The binary tools dump or copy any file (`objdump -s -b binary ~/.ssh/id_rsa`, `objcopy -I binary -O binary …`),
+  // or the symbols and sections of a program elsewhere. `size` shows sizes only and stays covered wherever.
+  'objdump', 'readelf', 'nm', 'objcopy', 'strip', 'addr2line', 'elfedit', 'llvm-objdump', 'llvm-readelf', 'llvm-readobj',
+  'llvm-nm', 'llvm-strings', 'llvm-objcopy', 'llvm-strip', 'llvm-addr2line', 'eu-readelf', 'eu-nm', 'eu-objdump',
+  'eu-strip', 'eu-addr2line',
 ]);
+
+/**
+ * objdump's `-S`/`--source`/`--source-comment` print the lines of the source files the object names, wherever they
+ * lie (an object of the workspace may name `~/.ssh/id_rsa` as its source; checked with the real program): asked
+ * about, in a group too (`-dS`; after a letter that takes a value the rest is that value), or any start of the long
+ * ones. The value-taking letters are GNU objdump's, which llvm-objdump shares.
+ */
+const SOURCE_PRINTERS = new Set(['objdump', 'llvm-objdump', 'eu-objdump']);
+const printsSources = (word: string) => /^--so/.test(word) || (/^-[^-]/.test(word) && /^-[^bjmMIPWE]*S/.test(word));
+/** A word the shell computes that may become an option: a glob or a variable at its start (`*` may match `-S`). */
+const mayBecomeOption = (text: string) => /^["']?[-*?[$]/.test(text);
+
+/**
+ * objcopy's `name=FILE` values (`--add-section .k=FILE` reads FILE into the output, `--update-section` too,
+ * `--dump-section .text=FILE` writes there), the word after the option or attached after its own `=`: each text
+ * after an `=` is judged as a path.
+ */
+const SECTION_FILES = new Set(['objcopy', 'llvm-objcopy']);
 
 /**
  * yq's expressions read a file they name (`load("…")`, `load_str`, `load_xml` …, and the lexer's other spellings, its
@@ -55,12 +78,14 @@ const HARMLESS_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
  */
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const assigned = ASSIGNED_FILES.get(name);
-  if (!FILE_READERS.has(name) && assigned === undefined) return false;
+  const unquoted = (word: ShellWord) => (word.kind === 'literal' ? word.value : word.text.replace(/["']/g, ''));
+  if (!FILE_READERS.has(name) && assigned === undefined) return words.some((word) => readsNameList(name, unquoted(word)));
   // Paths as they are now: a command before it on the line that may have changed the file system (`npm test | tail
   // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
   const asNow = { ...facts, fileSystemChanged: false };
   if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
-  if (words.some((word) => readsNameList(name, word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '')))) return true;
+  if (words.some((word) => readsNameList(name, unquoted(word)))) return true;
+  if (SOURCE_PRINTERS.has(name) && words.some((word) => (word.kind === 'literal' ? printsSources(word.value) : mayBecomeOption(word.text)))) return true;
   if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(word.kind === 'literal' ? word.value : word.text))) return true;
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
@@ -72,7 +97,7 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
     if (switchPath !== undefined) return sourceMayLeadAway({ kind: 'literal', value: switchPath }, asNow);
     const equals = word.value.indexOf('=');
     return equals !== -1 && sourceMayLeadAway({ kind: 'literal', value: word.value.slice(equals + 1) }, asNow);
-  });
+  }) || (SECTION_FILES.has(name) && words.some((word) => word.kind === 'literal' && sectionFileMayLeadAway(word.value, asNow)));
 }
 
 /**
@@ -85,4 +110,9 @@ function assignedMayLeadAway(word: ShellWord, operand: string, facts: PathFacts)
   const value = text.slice(operand.length);
   if (word.kind === 'literal' && HARMLESS_OUTPUTS.has(value)) return false;
   return sourceMayLeadAway(word.kind === 'literal' ? { kind: 'literal', value } : { ...word, text: value }, facts);
+}
+
+/** Whether a text after an `=` in `word` (`.k=/home/me/x`, `--dump-section=.text=x`) may lie outside the workspace. */
+function sectionFileMayLeadAway(word: string, facts: PathFacts): boolean {
+  return word.split('=').slice(1).some((value) => sourceMayLeadAway({ kind: 'literal', value }, facts));
 }

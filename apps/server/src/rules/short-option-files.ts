@@ -48,6 +48,10 @@ const SHORT_OPTIONS: ReadonlyMap<string, ShortOptions> = new Map([
   // xsv and qsv write `-o`; glow reads a style from `-s`, a file when it is no style's name.
   ...['xsv', 'qsv'].map((csv): [string, ShortOptions] => [csv, { values: 'do', files: 'o' }]),
   ['glow', { values: 'sw', files: 's' }],
+  // strip writes the stripped copy to `-o` (elfutils' the removed sections to `-f` too); addr2line reads `-e`.
+  ...['strip', 'llvm-strip'].map((strip): [string, ShortOptions] => [strip, { values: 'FIORKNo', files: 'o' }]),
+  ['eu-strip', { values: 'FfoRK', files: 'Ffo' }],
+  ...['addr2line', 'llvm-addr2line', 'eu-addr2line'].map((addr2line): [string, ShortOptions] => [addr2line, { values: 'bej', files: 'e' }]),
 ]);
 
 /**
