@@ -1,5 +1,6 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isExactOnlyCommand } from '@airlock/api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempFolder } from '../tools/test-support';
 import { readCommandLine } from './command-line-reader';
@@ -319,6 +320,24 @@ describe('a program that prints the files it reads, named one outside the worksp
     ])('allows %j', async (command) => {
       expect(await judge(command)).toBe('allow');
     });
+  });
+
+  // `ug` is ugrep reading a `.ugrep` config of the working folder (or the home folder) by itself, whose `filter=`,
+  // `pager=` and `view=` lines run commands: a call may have written one in the workspace just before.
+  it('ug and ug+, which load a .ugrep config by themselves, are exact-only, and ugrep+ is judged as ugrep (found in review)', async () => {
+    for (const name of ['ug', 'ug+']) {
+      expect(isExactOnlyCommand(name), name).toBe(true);
+      expect(() => prefix(name), name).toThrow(/must be exact/);
+    }
+    const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: ['ug'], exact: false } };
+    expect((await evaluateRules(terminal('ug -rn TODO src'), [stored], context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('ug -rn TODO src'), [prefix('ug -rn TODO src', { exact: true })], context)).decision).toBe('allow');
+    // ugrep+ is ugrep with filters for documents: judged as ugrep is.
+    const plus = async (command: string) => (await evaluateRules(terminal(command), [prefix('ugrep+')], context)).decision;
+    for (const command of ['ugrep+ -r key /home/me/.aws', 'ugrep+ --pager=less TODO src', 'ugrep+ -f/home/me/patterns src']) {
+      expect(await plus(command), command).toBe('ask');
+    }
+    expect(await plus('ugrep+ -rn TODO src')).toBe('allow');
   });
 
   it('a rule that names the file outside covers it', async () => {

@@ -22,6 +22,8 @@ const FILE_READERS = new Set([
   'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'brotli', 'zip', 'unzip', 'zipgrep', '7z', '7za', '7zr', 'ar',
   'yq', 'highlight', 'pygmentize', 'source-highlight', 'enscript', 'a2ps', 'glow', 'fx', 'jless', 'csvlook', 'xsv', 'qsv',
   'dasel', 'dos2unix', 'unix2dos',
+  // ugrep+ is ugrep with filters for documents and images (`ug` and `ug+`, which load a `.ugrep` config, are exact-only).
+  'ugrep+',
   // pax and cpio read the names to pack from their input, and write those an archive holds as they are (`NAME_LISTS`).
   'pax', 'cpio',
   // The binary tools dump or copy any file (`objdump -s -b binary ~/.ssh/id_rsa`, `objcopy -I binary -O binary …`),

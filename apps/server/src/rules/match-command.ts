@@ -276,7 +276,7 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `.py` file with `-x`; ack its `--pager` and the options of an `--ackrc` file. Each parser (GNU getopt, argparse,
   // Getopt::Long, highlight's) takes a short one's value attached (`-I'cmd'`) or any unambiguous start of a long one.
   ['enscript', { options: ['-I', '--filter', '-e', '--escapes'] }],
-  ['ugrep', { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }],
+  ...['ugrep', 'ugrep+'].map((ugrep): [string, CodeOptions] => [ugrep, { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }]),
   ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D'] }],
   ['pygmentize', { options: ['-x'] }],
   ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),

@@ -22,7 +22,7 @@ const SHORT_OPTIONS: ReadonlyMap<string, ShortOptions> = new Map([
     (grep): [string, ShortOptions] => [grep, GREP],
   ),
   ['rg', { values: 'ABCdeEfgjmMrtT', files: 'f' }],
-  ['ugrep', { values: 'ABCdDefgJKmMNOt', files: 'f' }],
+  ...['ugrep', 'ugrep+'].map((ugrep): [string, ShortOptions] => [ugrep, { values: 'ABCdDefgJKmMNOt', files: 'f' }]),
   // pygmentize writes `-o`, and its HTML formatter the stylesheet `-O cssfile=…` or `-P cssfile=…` names.
   ['pygmentize', { values: 'lfOPFoaS', files: 'o', optionLists: 'OP' }],
   // enscript and a2ps write the file `-p`/`-o` names; highlight reads `-i` and `-e` (a stylesheet it copies into the

@@ -165,6 +165,10 @@ const PROGRAMS = {
   mlr: { exactOnly: true, codeRunner: true },
   // qsv's `py` and `luau` commands run the Python and Luau they are given (found in review)
   qsv: { exactOnly: true, codeRunner: true },
+  // ug and ug+ are ugrep loading a `.ugrep` config of the working or home folder by themselves, whose `filter=`,
+  // `pager=` and `view=` lines run commands (found in review)
+  ug: { exactOnly: true },
+  'ug+': { exactOnly: true },
   expect: { exactOnly: true, codeRunner: true },
   erl: { exactOnly: true, codeRunner: true },
   escript: { exactOnly: true, codeRunner: true },
