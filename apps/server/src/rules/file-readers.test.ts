@@ -134,6 +134,11 @@ describe('a program that prints the files it reads, named one outside the worksp
       `yq --security-enable-system-operator -n 'system("sh"; ["-c","id"])'`,
       `yq --security-enable-system-operator=true -n 'system("id")'`,
       `yq --security-enable-sys -n 'system("id")'`,
+      // `-s`/`--split-exp` writes each result to a file the expression names, anywhere (found in review).
+      `yq -s '"/home/me/.config/gh/hosts"' x.yaml`,
+      `yq -Ps '"../other/x"' x.yaml`,
+      `yq --split-exp '.name' x.yaml`,
+      `yq --split-exp='.name' x.yaml`,
     ])('asks about %j (failing before)', async (command) => {
       expect(await judge(command)).toBe('ask');
     });
@@ -149,7 +154,7 @@ describe('a program that prints the files it reads, named one outside the worksp
       expect(await judge(command)).toBe('ask');
     });
 
-    it.each([`yq '.downloads[0]' config.yaml`, `yq -n '"a" | length'`, `yq '.a | select(.b)' x.yaml`])('allows %j', async (command) => {
+    it.each([`yq -ojson '.a' config.yaml`, `yq -pcsv '.a' data.csv`, `yq -o json -P '.a' config.yaml`, `yq '.downloads[0]' config.yaml`, `yq -n '"a" | length'`, `yq '.a | select(.b)' x.yaml`])('allows %j', async (command) => {
       expect(await judge(command)).toBe('allow');
     });
   });

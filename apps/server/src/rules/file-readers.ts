@@ -55,10 +55,12 @@ const SECTION_FILES = new Set(['objcopy', 'llvm-objcopy']);
  * yq's expressions read a file they name (`load("…")`, `load_str`, `load_xml` …, and the lexer's other spellings, its
  * kind before or after, joined or not: `strload`, `str_load`, `loadstr`, `xmlload`, `loadbase64`; found in review), so
  * any word part with `load` before a `(`, a comment between them too, in any case; `eval` runs an expression the
- * call builds from strings, and `--from-file` reads the expression from a file whose text the rule cannot see: each
- * has the call asked about.
+ * call builds from strings, and `--from-file` reads the expression from a file whose text the rule cannot see; `-s`
+ * / `--split-exp` writes each result to a file named by an expression, anywhere (found in review), also after yq's
+ * flags in a group (`-Ps`): each has the call asked about.
  */
-const YQ_READS_MORE = /load\w*\s*(?:#[^\n]*\s*)*\(|\beval\b|^--from-file(?:=|$)/i;
+const YQ_READS_MORE = /load\w*\s*(?:#[^\n]*\s*)*\(|\beval\b|^--from-file(?:=|$)|^--split-exp/i;
+const YQ_SPLITS = /^-[CMeiNn0PrvVjh]*s/;
 
 /**
  * Programs that name the files they read and write in operands of their own grammar, `name=FILE`, and whose other
@@ -88,7 +90,7 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
   if (words.some((word) => readsNameList(name, unquoted(word)))) return true;
   if (SOURCE_PRINTERS.has(name) && words.some((word) => (word.kind === 'literal' ? printsSources(word.value) : mayBecomeOption(word.text)))) return true;
-  if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(word.kind === 'literal' ? word.value : word.text))) return true;
+  if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(unquoted(word)) || YQ_SPLITS.test(unquoted(word)))) return true;
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;
