@@ -29,11 +29,14 @@ describe('a program that prints the files it reads, named one outside the worksp
     'grep --file=/home/me/patterns src',
     'diff /etc/shadow README.md',
     'cd sub && cat ../../x',
+    // After `--` every word is a file, one that starts with a dash too (found in review).
+    'cat -- -x/../../../etc/shadow',
+    'grep -r -- key -d/../../../home/me/.aws',
   ])('asks about %j (found in review)', async (command) => {
     expect(await decide(command)).toBe('ask');
   });
 
-  it.each(['cat README.md', 'cat src/a.ts src/b.ts', 'cat src/*.md', 'head -n 5 README.md', 'grep -rn TODO src', 'diff a.txt b.txt', 'ls ~/.ssh', 'wc -l ~/.bashrc'])(
+  it.each(['cat README.md', 'cat -- -notes.md', 'cat src/a.ts src/b.ts', 'cat src/*.md', 'head -n 5 README.md', 'grep -rn TODO src', 'diff a.txt b.txt', 'ls ~/.ssh', 'wc -l ~/.bashrc'])(
     'allows %j',
     async (command) => {
       expect(await decide(command)).toBe('allow');

@@ -94,9 +94,11 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;
-  return words.some((word) => {
+  // After `--` every word is an operand, one that starts with a dash too (`cat -- -x/../../../etc/shadow`).
+  const end = words.findIndex((word) => word.kind === 'literal' && word.value === '--');
+  return words.some((word, index) => {
     if (facts.anything(word)) return true;
-    if (word.kind !== 'literal' || !word.value.startsWith('-')) return sourceMayLeadAway(word, asNow);
+    if (word.kind !== 'literal' || !word.value.startsWith('-') || (end !== -1 && index > end)) return sourceMayLeadAway(word, asNow);
     const switchPath = sevenZipSwitchPath(name, word.value);
     if (switchPath !== undefined) return sourceMayLeadAway({ kind: 'literal', value: switchPath }, asNow);
     const equals = word.value.indexOf('=');
