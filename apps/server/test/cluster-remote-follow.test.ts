@@ -123,4 +123,44 @@ describe.skipIf(!postgres.available)('following a run another instance owns', { 
     ]);
     expect(logged).toStrictEqual([`Run r1 of chat s1, followed here: a stored event of it is damaged (${record}): left out of what its clients here are shown, and left as stored.`]);
   });
+
+  it('closes once the run has ended in the store when its damaged event left out is its last one (its run-end): the status in its place is the last its clients are shown', async () => {
+    await using db = await openTestDatabase();
+    const owner = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: 'a', leaseMs: 600_000, log: () => {} });
+    await using _owner = { [Symbol.asyncDispose]: () => owner.close() };
+    await owner.createSession({ sessionId: 's1', title: 'damaged end', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r1' });
+    await owner.createRun({ runId: 'r1', sessionId: 's1', options: {}, startedAt: 1, endedAt: null, endReason: null }, 'a');
+    const written: LoopEvent[] = [{ type: 'run-start', runId: 'r1', sessionId: 's1' }, delta(2), { type: 'run-end', runId: 'r1', reason: 'done' }];
+    await owner.appendEvents(written.map((event, index) => ({ runId: 'r1', sessionId: 's1', seq: index + 1, event, at: 1, fence: 1 })));
+    await withClient(async (client) => {
+      const damaged = await client.query(`UPDATE ${escapeIdentifier(db.schema)}.events SET json = '{"type":"run-end","runId":5,"reason":"done"}' WHERE run_id = 'r1' AND seq = 3`);
+      expect(damaged.rowCount).toBe(1);
+    });
+
+    const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: 'b', leaseMs: 600_000, log: () => {} });
+    await using _store = { [Symbol.asyncDispose]: () => store.close() };
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store, cluster: store, log: () => {} });
+    await using _chat = { [Symbol.asyncDispose]: () => chat.shutdown() };
+    await chat.open();
+    // Followed while its row says it goes on: every event is read, the run-end left out, and the follow goes on.
+    expect(await chat.attachable('s1', 'r1')).toBe(true);
+    await using follower = chat.follow('s1', 'r1', 0, (id, event) => ({ id, event }));
+    const seen: { id: string; event: LoopEvent }[] = [];
+    while (seen.length < written.length) {
+      const next = await follower.next();
+      if (next.done === true) break;
+      seen.push(next.value);
+    }
+    expect(chat.isRunActive('r1')).toBe(true);
+
+    // Its owner ends it as a run's end is recorded: the row marked ended, then the chat's change told.
+    await owner.endRun('r1', 'done', 2, 1);
+    await owner.publish({ type: 'session', sessionId: 's1' });
+    await expect.poll(() => chat.isRunActive('r1')).toBe(false);
+    expect((await follower.next()).done).toBe(true);
+
+    const record = 'an event of run r1: runId: Invalid input: expected string, received number';
+    expect(seen.map(({ id }) => id)).toStrictEqual(['r1:1', 'r1:2', 'r1:3']);
+    expect(seen.map(({ event }) => event)).toStrictEqual([...written.slice(0, 2), { type: 'status', text: `A stored event of this run is damaged (${record}): left out of what is shown here, and left as stored.` }]);
+  });
 });

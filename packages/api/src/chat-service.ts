@@ -326,6 +326,8 @@ interface Run {
    * and why. Should this instance take the run over, it is set aside for it, as a restart would, not resumed without it.
    */
   leftOutEvent: string | undefined;
+  /** Followed from the store: the seq of the last of its stored events left out as damaged, 0 for none (see readRemoteEvents). */
+  leftOutAt: number;
   readAgain: boolean;
   /** The last seq its owner announced as written (Infinity: unknown, read to the end); see readRemoteEvents. */
   readTo: number;
@@ -1559,6 +1561,11 @@ export class ChatService {
       }
       case 'session':
         await this.refreshSession(message.sessionId, true);
+        // Its owner tells a chat's change after marking its run ended: a run followed here whose last event read was
+        // left out as damaged (perhaps its run-end) is read again, and closes if it has ended (see readRemoteEvents).
+        for (const run of [...this.runs.values()]) {
+          if (run.remote && run.sessionId === message.sessionId && endsLeftOut(run)) await this.readRemoteEvents(run);
+        }
         return;
       case 'cancel': {
         const run = this.runs.get(message.runId);
@@ -1719,18 +1726,24 @@ export class ChatService {
       do {
         run.readAgain = false;
         if (run.log.size < run.readTo) {
-          for await (const page of this.storedPages(run.runId, run.log, (record) => this.leftOutFollowed(run, record))) {
+          for await (const page of this.storedPages(run.runId, run.log, (record, seq) => this.leftOutFollowed(run, record, seq))) {
             // This instance may have taken the run over meanwhile: then it writes the log itself.
             if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
             appendInOrder(run.log, page);
             if (run.log.eventAt(run.log.size)?.type === 'run-end') {
-              run.log.close();
-              run.remote = false;
-              this.forgetLater(run.runId);
+              this.endFollowed(run);
               return;
             }
             if (run.log.size === page.from || run.log.size >= run.readTo) break;
           }
+        }
+        // Its last event read was left out as damaged: it may have been its run-end, which would have closed the log.
+        // The run has ended when its row says so and nothing is stored after that event; its clients here are let go
+        // then, after the status in its place, rather than left waiting for an end that never comes.
+        if (endsLeftOut(run) && (await this.endedAfter(run.runId, run.log.size))) {
+          if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
+          this.endFollowed(run);
+          return;
         }
         // All that was announced is read (or all there is): a later message says how far to read next.
         if (!run.readAgain) run.readTo = run.log.size;
@@ -1740,9 +1753,24 @@ export class ChatService {
     }
   }
 
+  /** A followed run's end was read: its log closes, and the run is kept as a finished one. */
+  private endFollowed(run: Run): void {
+    run.log.close();
+    run.remote = false;
+    this.forgetLater(run.runId);
+  }
+
+  /** Whether a run has ended in the store with `seq` its last stored event. */
+  private async endedAfter(runId: string, seq: number): Promise<boolean> {
+    const stored = await this.store.getRun(runId);
+    if (stored === undefined || stored.endedAt === null) return false;
+    return (await this.store.lastEventSeq(runId)) === seq;
+  }
+
   /** A stored event of a run followed here was left out as damaged: said in the log, and kept for a takeover. */
-  private leftOutFollowed(run: Run, record: string): void {
+  private leftOutFollowed(run: Run, record: string, seq: number): void {
     run.leftOutEvent ??= record;
+    run.leftOutAt = seq;
     this.log(`Run ${run.runId} of chat ${run.sessionId}, followed here: a stored event of it is damaged (${record}): left out of what its clients here are shown, and left as stored.`);
   }
 
@@ -2107,6 +2135,7 @@ export class ChatService {
       suspended: false,
       requester: undefined,
       leftOutEvent: undefined,
+      leftOutAt: 0,
       nextSeq: 1,
       queued: [],
       flushing: undefined,
@@ -2156,7 +2185,7 @@ export class ChatService {
    * asking for the next, and stops when it has read enough. With `leftOut` (a run followed here), a damaged event is
    * left out, a status in its place, and named to it (see followedEventPage); without, it fails the read.
    */
-  private async *storedPages(runId: string, log: EventLog, leftOut?: (record: string) => void): AsyncGenerator<StoredPage> {
+  private async *storedPages(runId: string, log: EventLog, leftOut?: (record: string, seq: number) => void): AsyncGenerator<StoredPage> {
     for (;;) {
       const from = log.size;
       yield { from, events: leftOut === undefined ? await this.store.loadEvents(runId, from, REPLAY_PAGE) : await followedEventPage(this.store, runId, from, REPLAY_PAGE, leftOut) };
@@ -3007,6 +3036,11 @@ function joinPieces(queued: Queued): void {
 /** What a run stopped for its output is told, `limit` naming what it reached. */
 export function outputLimitError(limit: string): string {
   return `This run was stopped: it produced more output than the server keeps for one run (${limit}). What it produced until then is kept; send a message to go on.`;
+}
+
+/** Whether the last event of a followed run's log is a status in place of a stored event left out as damaged. */
+function endsLeftOut(run: Run): boolean {
+  return run.leftOutAt > 0 && run.leftOutAt === run.log.size;
 }
 
 /** The run-end error of the run stopped as the largest of the connection holding the most once the running runs together reached `limit`. */

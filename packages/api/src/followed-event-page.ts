@@ -9,10 +9,10 @@ export function leftOutEventText(record: string): string {
 /**
  * A page of a run's stored events after `from`, for a run followed from the store while another instance writes it.
  * A page holding a damaged event is read again an event at a time up to it; that event is left out, named to
- * `leftOut`, and a status saying so takes its place at its seq, so the events after it keep the seqs their owner gave
- * them (a client's lastEventId means the same on every instance) and the follow goes on past it.
+ * `leftOut` with its seq, and a status saying so takes its place at its seq, so the events after it keep the seqs their
+ * owner gave them (a client's lastEventId means the same on every instance) and the follow goes on past it.
  */
-export async function followedEventPage(store: AirlockStore, runId: string, from: number, page: EventPage, leftOut: (record: string) => void): Promise<LoopEvent[]> {
+export async function followedEventPage(store: AirlockStore, runId: string, from: number, page: EventPage, leftOut: (record: string, seq: number) => void): Promise<LoopEvent[]> {
   try {
     return await store.loadEvents(runId, from, page);
   } catch (error) {
@@ -26,7 +26,7 @@ export async function followedEventPage(store: AirlockStore, runId: string, from
     } catch (error) {
       const record = store.damagedRecord?.(error);
       if (record === undefined) throw error;
-      leftOut(record);
+      leftOut(record, from + events.length + 1);
       events.push({ type: 'status', text: leftOutEventText(record) });
       break;
     }
