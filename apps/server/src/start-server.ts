@@ -1,5 +1,5 @@
 import { appRouter, clientClockOffset, ConnectionState, LeftRates, LeftRuns, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
-import { errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
+import { CLOSE_POLICY_VIOLATION, CLOSE_REPLACED_BEFORE_TOKEN, CLOSE_TRY_AGAIN_LATER, errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -142,13 +142,6 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /**
- * The close code of a socket that gave its place to a newcomer before it presented its token: nothing it sent reached a
- * procedure, so a client may send it all again. Never used for a socket whose token was accepted. `@airlock/client`
- * reads the same code (its airlock-socket.ts).
- */
-export const CLOSE_REPLACED_BEFORE_TOKEN = 4001;
-
-/**
  * Requests a plain HTTP socket may send ahead of their answers (pipelined) and have wait; one more and it is closed.
  * Browsers send none ahead; Node's and curl's clients neither.
  */
@@ -160,8 +153,6 @@ export const MAX_PIPELINED_REQUESTS = 16;
  * gigabytes.
  */
 export const DEFAULT_SEND_BUFFERS_BYTES = 256 * 2 ** 20;
-/** The close of a socket let go of for the total unsent. */
-const CLOSE_TRY_AGAIN_LATER = 1013;
 
 /** How many ports a server on port 0 tries before giving up, when another process holds [::1] on the one it got. */
 const TWIN_ATTEMPTS = 5;
@@ -277,7 +268,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (proof !== null) client.send(proof);
     unauthenticated.set(client, accepted.get(req)?.upgradedAt ?? performance.now());
     const timer = setTimeout(() => {
-      if (unauthenticated.has(client)) client.close(1008, 'no token presented');
+      if (unauthenticated.has(client)) client.close(CLOSE_POLICY_VIOLATION, 'no token presented');
     }, capacity.authTimeoutMs);
     // A socket closes once: `on`, here and in the socket's other close listeners, spares the wrapper `once` keeps for
     // each listener as long as the connection lasts (about 0.2 KB apiece).
@@ -498,7 +489,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         reads,
         onStall: () => {
           log(`Closed a connection that read nothing for ${sendWindow.stallMs / 1000} s with ${client.bufferedAmount} bytes waiting`);
-          client.close(1008, `send buffer not drained in ${sendWindow.stallMs / 1000} s`);
+          client.close(CLOSE_POLICY_VIOLATION, `send buffer not drained in ${sendWindow.stallMs / 1000} s`);
         },
         budget: {
           total: sendBuffers,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { DEFAULT_CAPACITY } from '../src/config';
-import { CLOSE_REPLACED_BEFORE_TOKEN } from '../src/start-server';
+import { CLOSE_REPLACED_BEFORE_TOKEN } from '@airlock/core';
 import { startServerProcess } from './support/server-process';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,5 +1,5 @@
 import { ChatService, confirmInputSchema, type AppRouter, type ModelInfo } from '@airlock/api';
-import { ApprovalRegistry, type ModelPart } from '@airlock/core';
+import { ApprovalRegistry, CLOSE_REPLACED_BEFORE_TOKEN, type ModelPart } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, textStep, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { readdirSync, readlinkSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { WebSocket } from 'ws';
 import { ConfigError, DEFAULT_CAPACITY, loadConfig, type Capacity } from '../src/config';
 import { openFileLimit } from '../src/http/open-file-limit';
 import { MAX_MESSAGE_SEPARATORS } from '../src/http/requests-per-message';
-import { CLOSE_REPLACED_BEFORE_TOKEN, MAX_PIPELINED_REQUESTS, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+import { MAX_PIPELINED_REQUESTS, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };

@@ -7,7 +7,8 @@ import { createAirlockClient } from './create-airlock-client';
 import { airlockLink } from './airlock-link';
 import { createTRPCClient } from '@trpc/client';
 import type { AppRouter } from '@airlock/api';
-import { CLOSE_REPLACED_BEFORE_TOKEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
+import { CLOSE_REPLACED_BEFORE_TOKEN } from '@airlock/core';
+import type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
 
 /** What an upgrade request says that the proof answers: its URL (with the nonce) and the Host it named. */
 interface Upgrade {

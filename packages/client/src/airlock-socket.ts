@@ -1,8 +1,9 @@
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_REPLACED_BEFORE_TOKEN } from '@airlock/core';
 import type { TRPCClientIncomingMessage, TRPCClientOutgoingMessage, TRPCRequestMessage, TRPCResponseMessage } from '@trpc/server/rpc';
 import { connectionRejection } from './connection-rejection';
 import { bytesOver, DEFAULT_MAX_MESSAGE_BYTES, oversizeAnswer } from './request-size';
 import { shownAddress } from './startup-link';
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_REPLACED_BEFORE_TOKEN, WEB_SOCKET_CLOSED, WEB_SOCKET_CLOSING, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
+import { WEB_SOCKET_CLOSED, WEB_SOCKET_CLOSING, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 export type RequestMethod = TRPCRequestMessage['method'];
 

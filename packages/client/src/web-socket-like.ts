@@ -18,12 +18,3 @@ export type WebSocketConstructor = new (url: string) => WebSocketLike;
 export const WEB_SOCKET_OPEN = 1;
 export const WEB_SOCKET_CLOSING = 2;
 export const WEB_SOCKET_CLOSED = 3;
-
-/** The close code for a message over the receiver's size limit. */
-export const CLOSE_MESSAGE_TOO_BIG = 1009;
-
-/**
- * The close code Airlock gives a socket that gave its place to a newcomer before its token was presented: nothing sent
- * on it reached a procedure, so what was sent is sent again on the next connection (the server's start-server.ts).
- */
-export const CLOSE_REPLACED_BEFORE_TOKEN = 4001;

@@ -19,3 +19,4 @@ export { unshownDefaultsNote } from './unshown-defaults-note';
 export { codeSpan, MAX_QUOTED_CHARS } from './quoted-word';
 export * from './blank-runs';
 export { ConcurrencyLimit } from './concurrency-limit';
+export * from './close-codes';

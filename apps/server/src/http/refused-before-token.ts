@@ -1,3 +1,4 @@
+import { CLOSE_INTERNAL_ERROR, CLOSE_POLICY_VIOLATION, CLOSE_TRY_AGAIN_LATER } from '@airlock/core';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /** The code and reason of a WebSocket close frame. */
@@ -6,12 +7,6 @@ export interface CloseFrame {
   reason: string;
 }
 
-/** Policy violation: what the socket sent can never be accepted as it is. */
-const CLOSE_POLICY = 1008;
-/** The server cannot take the socket now, and may later. */
-const CLOSE_TRY_AGAIN_LATER = 1013;
-/** The server failed. */
-const CLOSE_INTERNAL_ERROR = 1011;
 
 /**
  * How a socket refused before its token was accepted is closed, by the refusal's code. tRPC sends the refusal's message
@@ -23,8 +18,8 @@ export function refusedBeforeTokenClose(refusal: TRPC_ERROR_CODE_KEY): CloseFram
   return CLOSES.get(refusal) ?? { code: CLOSE_INTERNAL_ERROR, reason: 'the server could not accept this connection' };
 }
 
-const NO_TOKEN: CloseFrame = { code: CLOSE_POLICY, reason: 'no valid token presented' };
-const NO_PARAMETERS: CloseFrame = { code: CLOSE_POLICY, reason: 'the first message was not connection parameters' };
+const NO_TOKEN: CloseFrame = { code: CLOSE_POLICY_VIOLATION, reason: 'no valid token presented' };
+const NO_PARAMETERS: CloseFrame = { code: CLOSE_POLICY_VIOLATION, reason: 'the first message was not connection parameters' };
 const LATER: CloseFrame = { code: CLOSE_TRY_AGAIN_LATER, reason: 'not accepted now: try again later' };
 const CLOSES = new Map<TRPC_ERROR_CODE_KEY, CloseFrame>([
   ['UNAUTHORIZED', NO_TOKEN],

@@ -1,3 +1,4 @@
+import { CLOSE_POLICY_VIOLATION } from '@airlock/core';
 import { MAX_EDITED_ARGUMENTS_BYTES, MAX_RULE_ARGUMENTS_CHARS } from '@airlock/api';
 import type { RawData, WebSocket } from 'ws';
 
@@ -44,7 +45,7 @@ export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PE
     // tRPC's JSON decoder refuses a binary message without reading it.
     const shape = isBinary ? undefined : shapeOf(data, MAX_MESSAGE_DEPTH, MAX_MESSAGE_SEPARATORS);
     if (shape === 'too-deep') {
-      client.close(1008, `JSON nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
+      client.close(CLOSE_POLICY_VIOLATION, `JSON nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
       return;
     }
     if (shape === 'too-many-separators') {
@@ -54,14 +55,14 @@ export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PE
       const why = `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message`;
       const ids = requestIds(data as Buffer, max);
       if (ids === undefined) {
-        client.close(1008, why);
+        client.close(CLOSE_POLICY_VIOLATION, why);
         return;
       }
       for (const id of ids) client.send(JSON.stringify({ id, error: { message: `${why}: nothing of it was applied`, code: BAD_REQUEST_JSON_RPC, data: { code: 'BAD_REQUEST', httpStatus: 400 } } }));
       return;
     }
     if (shape !== undefined && shape.requests > max) {
-      client.close(1008, `at most ${max} requests per message`);
+      client.close(CLOSE_POLICY_VIOLATION, `at most ${max} requests per message`);
       return;
     }
     for (const listener of listeners) listener.call(client, data, isBinary);
