@@ -78,10 +78,13 @@ function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean
 
 /**
  * The store, except that while `cut.down` every statement it is asked for fails as with the database out of reach:
- * an instance cut off from it, its leases no longer renewed. Messages already on their way still reach it.
+ * an instance cut off from it, its leases no longer renewed. Messages already on their way still reach it. Its
+ * synchronous methods stay synchronous: `damagedRecord` made to answer a promise took every failed read of a run
+ * followed here for a damaged event, and the follow read on in a loop that never yielded, until the worker ran out
+ * of memory.
  */
 function cutOff(store: PostgresStore, cut: { down: boolean }): PostgresStore {
-  const sync = new Set<string | symbol>(['isUnavailable', 'subscribe', 'close']);
+  const sync = new Set<string | symbol>(['isUnavailable', 'damagedRecord', 'subscribe', 'close']);
   return new Proxy(store, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
