@@ -98,6 +98,12 @@ export class OpenAIChunkReader {
   private lastIndex: number | undefined;
   /** For a server that sends a new call at an index a call already holds: the call its later pieces at that index go to. */
   private readonly moved = new Map<number, number>();
+  /**
+   * A call's id sent alone (no name, no arguments) at a place no call holds yet: kept for the piece that brings the
+   * call's name or arguments there. Made a call at once, such a piece that nothing filled was put up as a call of no
+   * name, and one filled by a piece with another id was two calls, the first of no name.
+   */
+  private readonly waitingIds = new Map<number, string>();
   private finishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private textChars = 0;
@@ -228,12 +234,17 @@ export class OpenAIChunkReader {
     const index =
       delta.index === null || delta.index === undefined
         ? this.indexWithoutOne(delta.id ?? undefined, named ?? undefined, piece ?? undefined)
-        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined, piece ?? undefined);
+        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined);
     if (index === undefined) return;
     let call = this.calls.get(index);
     if (!call) {
+      if (!named && !carriesArguments(piece ?? undefined)) {
+        if (delta.id && !this.waitingIds.has(index)) this.waitingIds.set(index, delta.id);
+        return;
+      }
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
-      call = { id: '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
+      call = { id: this.waitingIds.get(index) ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
+      this.waitingIds.delete(index);
       this.calls.set(index, call);
     }
     this.lastIndex = index;
@@ -292,17 +303,16 @@ export class OpenAIChunkReader {
    * and another id goes on with the call at its index while that call's argument text is not yet a whole object, as a
    * hosted server sends a call (one id beside the name, another on every later piece), whose call was split in two:
    * its name over no arguments and its arguments under no name. Such a piece with no arguments either (none, or blank
-   * text) after the call's whole ones carries nothing and makes no call (undefined): it made a call of no name, refused,
-   * and shown to the model as its error.
+   * text) after the call's whole ones opens the next call, its id kept for the pieces that fill it (`waitingIds`): it
+   * made a call of no name, and, dropped, the pieces after it at that index went on with the whole call, joined to it.
    */
-  private indexOf(index: number, id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
+  private indexOf(index: number, id: string | undefined, name: string | undefined): number | undefined {
     this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
     if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
     if ((name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
-    if ((name === undefined || name === '') && !carriesArguments(piece)) return undefined;
-    const next = Math.max(...this.calls.keys()) + 1;
+    const next = Math.max(...this.calls.keys(), ...this.waitingIds.keys()) + 1;
     this.moved.set(index, next);
     return next;
   }
@@ -321,8 +331,7 @@ export class OpenAIChunkReader {
    * makes no call (undefined): a server repeating the name in each piece sent it once more after the arguments, and a
    * call of that name over no arguments was put up, one the model never made. The name is kept as a possible start: the
    * arguments that follow start a call of it (`possibleStart`), so a second call of the tool sent as its name alone,
-   * then its arguments, is still read. A piece with another id and neither name nor arguments makes no call either, as
-   * at an index.
+   * then its arguments, is still read. A piece with another id and neither name nor arguments makes no call either.
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     const held = this.possibleStart;

@@ -781,6 +781,30 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads a piece at an index with neither a name nor arguments as no call of its own: the pieces that later fill it make the call, nothing joins it to another, and one left empty is no call', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const first = piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'a' } } });
+      const left = await rawServer([`${first}\n\n${piece({ index: 1 })}\n\n${piece({ index: 2, id: 'c3' })}\n\n${piece({ index: 3, id: 'c4', function: { name: '', arguments: '' } })}\n\n${end}`]);
+      const filled = await rawServer([
+        `${first}\n\n${piece({ index: 1, id: 'c2' })}\n\n${piece({ index: 1, id: 'c2-more', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}\n\n`,
+        `${piece({ index: 1, function: { arguments: '"ls"}' } })}\n\n${end}`,
+      ]);
+      const sameIndex = await rawServer([`${first}\n\n${piece({ index: 0, id: 'c2' })}\n\n${piece({ index: 0, function: { arguments: { path: '/etc/shadow' } } })}\n\n${end}`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const readFile = { type: 'tool-call', id: 'c1', name: 'read_file', arguments: { path: 'a' } };
+
+        expect(await read(left)).toStrictEqual([readFile, { type: 'finish', reason: 'tool-calls' }]);
+        expect(await read(filled)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2', name: 'terminal', arguments: '{"command":"ls"}' }, { type: 'finish', reason: 'tool-calls' }]);
+        expect(await read(sameIndex)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2', name: '', arguments: { path: '/etc/shadow' } }, { type: 'finish', reason: 'tool-calls' }]);
+      } finally {
+        await left.close();
+        await filled.close();
+        await sameIndex.close();
+      }
+    });
+
     it('reads each whole call of a server that sends calls with neither an index nor an id as a call of its own', async () => {
       const whole = (name: string, args: string | Record<string, unknown>) => ({ type: 'function', function: { name, arguments: args } });
       const server = await rawServer([
