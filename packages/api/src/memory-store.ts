@@ -279,12 +279,14 @@ export class MemoryStore implements AirlockStore {
     return found?.record.decision ?? undefined;
   }
 
-  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void> {
+  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<boolean> {
     const entry = this.ledgerByCall.get(`${runId}\u0000${toolCallId}`);
-    if (entry && entry.record.decision === null && !entry.record.exactGrantsOnly) {
+    if (entry === undefined || entry.record.decision !== null) return false;
+    if (!entry.record.exactGrantsOnly) {
       entry.record.exactGrantsOnly = true;
       entry.record.askedBecause = askedBecause === undefined ? null : roundTrip(askedBecause);
     }
+    return true;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {

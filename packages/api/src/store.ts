@@ -122,8 +122,10 @@ export interface AirlockStore {
   /**
    * Has the call's ledger row say, while it is undecided, that only a grant for its exact arguments may release it (a
    * deny rule added while it waited cannot tell it from one it denies): as its start would have, put up under it.
+   * Answers whether the row is there and undecided (held now, or already): false when the call's start is not
+   * stored yet (it was held while that write was under way) or it was decided meanwhile.
    */
-  requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void>;
+  requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<boolean>;
   /** The ledger, newest first, filtered and paged. */
   listAudit(query: AuditQuery): Promise<AuditPage>;
 

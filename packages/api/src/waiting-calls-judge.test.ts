@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ChatService } from './chat-service';
 import type { RuleService } from './context';
 import { MemoryStore } from './memory-store';
+import type { AppendEventInput } from './store';
 import { MARK_RETRY_FIRST_MS, MARK_RETRY_MAX_MS, UNJUDGED, WaitingCallsJudge } from './waiting-calls-judge';
 
 const services: ChatService[] = [];
@@ -82,6 +83,43 @@ describe('a waiting call the changed rules could not judge again', () => {
     expect(await chat.confirm({ sessionId: 's', approvalId: unjudged!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === 's')?.activeRunId).toBeNull(), { timeout: 10_000 });
     expect(ran).toStrictEqual(['cat ~/.ssh/id_rsa', 'hello']);
+  });
+});
+
+describe('the hold of a call judged before its start was stored', () => {
+  it('reaches the store once the start is there: the ledger row of a call held while its start was being written says so too (found in review)', async () => {
+    const { rules, state, change } = damageableRules();
+    const ran: string[] = [];
+    // Every write holding a call's start waits until `written` is resolved.
+    const written = deferred<void>();
+    const starting: string[] = [];
+    class SlowStarts extends MemoryStore {
+      override async appendEvent(input: AppendEventInput): Promise<void> {
+        if (input.ledger?.kind === 'start') {
+          starting.push(input.runId);
+          await written.promise;
+        }
+        return super.appendEvent(input);
+      }
+    }
+    const store = new SlowStarts();
+    const model = new ScriptedModel([toolCallStep({ name: 'echo', arguments: { text: 'cat ~/.ssh/id_rsa' } }), textStep('done')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store, rules, log: () => {} });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(starting).toStrictEqual(['r1']), { timeout: 10_000 });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1), { timeout: 10_000 });
+
+    // The rules change while the call's start is still being written: they cannot judge it, and it is held here.
+    state.damaged = true;
+    change();
+    await vi.waitFor(() => expect(chat.pending('s').map((call) => call.exactGrantsOnly)).toStrictEqual([true]), { timeout: 10_000 });
+    written.resolve();
+
+    // What a restart, or another instance, reads of the call holds it too.
+    await vi.waitFor(async () => expect((await store.listRunToolCalls('r1')).map((call) => [call.toolCallId, call.decision, call.exactGrantsOnly])).toStrictEqual([[expect.any(String), null, true]]), { timeout: 10_000 });
+    expect(ran).toStrictEqual([]);
   });
 });
 
@@ -214,7 +252,7 @@ describe('the hold of a call the rules could not judge, its write to the store f
     const store = {
       requireExactGrants: (runId: string, toolCallId: string) => {
         writes.push(`${runId}/${toolCallId}`);
-        if (left === 0) return Promise.resolve();
+        if (left === 0) return Promise.resolve(true);
         left -= 1;
         return Promise.reject(new Error('the connection to the database was lost'));
       },

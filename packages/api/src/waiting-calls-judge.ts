@@ -216,10 +216,16 @@ export class WaitingCallsJudge {
    * listed the call as one any grant of its tool releases (their "Allow all" took it in), though it was held here.
    */
   private async storeHold(call: PendingApproval, sessionId: string, askedBecause: AskedBecause, delay: number): Promise<void> {
+    let kept: boolean;
     try {
-      await this.options.store.requireExactGrants(call.runId, call.toolCallId, askedBecause);
+      kept = await this.options.store.requireExactGrants(call.runId, call.toolCallId, askedBecause);
     } catch (error) {
       this.options.log(`Could not keep that only an exact grant releases ${call.approvalId} (trying again in ${delay} ms): ${error instanceof Error ? error.message : String(error)}`);
+      kept = false;
+    }
+    // Not kept: the write failed, or the call's start is still being written (it was held while that write was under
+    // way) and the hold found no row to go on. Written again for as long as the call waits here so held.
+    if (!kept) {
       if (this.stopped) return;
       const timer = setTimeout(() => {
         this.retries.delete(timer);

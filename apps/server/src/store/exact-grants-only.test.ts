@@ -40,9 +40,11 @@ describe.each(implementations)('the ledger keeps which calls only an exact grant
     const { store } = opened;
     await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000), startChange('call-2', 10_100)]);
     await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-2', decision: 'deny', source: 'user', decidedAt: 10_500 }], 3);
-    await store.requireExactGrants('r', 'call-1');
-    await store.requireExactGrants('r', 'call-2');
-    await store.requireExactGrants('r', 'no-such-call');
+    // Each answers whether the call's row is there, undecided: one whose start is not stored yet is written again.
+    expect(await store.requireExactGrants('r', 'call-1')).toBe(true);
+    expect(await store.requireExactGrants('r', 'call-1')).toBe(true);
+    expect(await store.requireExactGrants('r', 'call-2')).toBe(false);
+    expect(await store.requireExactGrants('r', 'no-such-call')).toBe(false);
     expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.exactGrantsOnly])).toStrictEqual([
       ['call-1', true],
       ['call-2', false],

@@ -641,12 +641,13 @@ export class PostgresStore implements AirlockStore, Cluster {
     return storedDecision(row?.decision, approvalId);
   }
 
-  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void> {
-    await this.pool.query('UPDATE tool_calls SET exact_grants_only = TRUE, asked_because = $3 WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL AND NOT exact_grants_only', [
-      runId,
-      toolCallId,
-      askedBecause === undefined ? null : JSON.stringify(askedBecause),
-    ]);
+  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<boolean> {
+    // A row held already keeps the reason it was first held for.
+    const result = await this.pool.query(
+      'UPDATE tool_calls SET exact_grants_only = TRUE, asked_because = CASE WHEN exact_grants_only THEN asked_because ELSE $3 END WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL',
+      [runId, toolCallId, askedBecause === undefined ? null : JSON.stringify(askedBecause)],
+    );
+    return (result.rowCount ?? 0) > 0;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {

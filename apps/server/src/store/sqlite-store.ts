@@ -338,8 +338,8 @@ export class SqliteStore implements AirlockStore {
     return storedDecision(this.statements.findDecision.pluck().get(approvalId, sessionId), approvalId);
   }
 
-  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<void> {
-    this.statements.requireExactGrants.run(askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId);
+  async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<boolean> {
+    return this.statements.requireExactGrants.run(askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId).changes > 0;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {
@@ -558,7 +558,8 @@ function prepareStatements(db: Database) {
       "SELECT decision FROM tool_calls WHERE approval_id = ? AND session_id = ? AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1",
     ),
     requireExactGrants: db.prepare<[string | null, string, string]>(
-      'UPDATE tool_calls SET exact_grants_only = 1, asked_because = ? WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL AND exact_grants_only = 0',
+      // A row held already keeps the reason it was first held for.
+      'UPDATE tool_calls SET exact_grants_only = 1, asked_because = CASE WHEN exact_grants_only = 1 THEN asked_because ELSE ? END WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL',
     ),
     ledgerRows: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE ledger_id IN (SELECT value FROM json_each(?))'),
     saveGrant: db.prepare<Record<string, unknown>>(
