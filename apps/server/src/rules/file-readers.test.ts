@@ -330,6 +330,52 @@ describe('a program that prints the files it reads, named one outside the worksp
     });
   });
 
+  // A workspace XML file's entities, XInclude elements, DTD or schema name any file, which these options have xmllint
+  // load and print (`<!ENTITY s SYSTEM "/etc/shadow">` with `--noent`; checked with the real program), and `--shell`
+  // reads commands from the input (`load`, `write`).
+  describe('xmllint options that load what a document names, and xsltproc, whose stylesheet reads and writes any file (found in review)', () => {
+    const judge = async (command: string) => (await evaluateRules(terminal(command), [prefix('xmllint')], context)).decision;
+
+    it.each([
+      'xmllint --noent data.xml',
+      'xmllint -noent data.xml',
+      'xmllint data.xml --noent',
+      'xmllint --xinclude data.xml',
+      'xmllint --noxincludenode data.xml',
+      'xmllint --loaddtd data.xml',
+      'xmllint --noout --dtdattr data.xml',
+      'xmllint --valid --noout data.xml',
+      'xmllint --postvalid data.xml',
+      'xmllint --dtdvalid data.dtd data.xml',
+      "xmllint --dtdvalidfpi '-//X//DTD//EN' data.xml",
+      'xmllint --catalogs data.xml',
+      'xmllint --schema data.xsd data.xml',
+      'xmllint --relaxng data.rng data.xml',
+      'xmllint --schematron data.sch data.xml',
+      'xmllint --c14n data.xml',
+      'xmllint --c14n11 data.xml',
+      'xmllint --exc-c14n data.xml',
+      'xmllint --shell data.xml',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each(['xmllint --noout data.xml', 'xmllint --format --output out.xml data.xml', "xmllint --xpath 'count(a)' data.xml", 'xmllint --noout src/*.xml', 'xmllint --html --noout page.html'])(
+      'allows %j',
+      async (command) => {
+        expect(await judge(command)).toBe('allow');
+      },
+    );
+
+    it('xsltproc, whose stylesheet reads any file (document()) and writes one (exsl:document), is exact-only', async () => {
+      expect(isExactOnlyCommand('xsltproc')).toBe(true);
+      expect(() => prefix('xsltproc')).toThrow(/must be exact/);
+      const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: ['xsltproc'], exact: false } };
+      expect((await evaluateRules(terminal('xsltproc page.xsl data.xml'), [stored], context)).decision).toBe('ask');
+      expect((await evaluateRules(terminal('xsltproc page.xsl data.xml'), [prefix('xsltproc page.xsl data.xml', { exact: true })], context)).decision).toBe('allow');
+    });
+  });
+
   // `ug` is ugrep reading a `.ugrep` config of the working folder (or the home folder) by itself, whose `filter=`,
   // `pager=` and `view=` lines run commands: a call may have written one in the workspace just before.
   it('ug and ug+, which load a .ugrep config by themselves, are exact-only, and ugrep+ is judged as ugrep (found in review)', async () => {

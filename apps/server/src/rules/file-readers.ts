@@ -63,6 +63,20 @@ const YQ_READS_MORE = /load\w*\s*(?:#[^\n]*\s*)*\(|\beval\b|^--from-file(?:=|$)|
 const YQ_SPLITS = /^-[CMeiNn0PrvVjh]*s/;
 
 /**
+ * xmllint's options that have it load files the document names, anywhere, and print them or their lines in its errors
+ * (checked with the real program): its entities (`--noent`, and the canonical forms, which substitute them), XInclude
+ * elements (`--xinclude`, `--noxincludenode`), its DTD (`--loaddtd`, `--dtdattr`, `--valid`, `--postvalid`) or one
+ * given (`--dtdvalid`, `--dtdvalidfpi` through the catalogs), the catalogs `--catalogs` names, and a schema given, which
+ * includes others (`--schema`, `--relaxng`, `--schematron`); `--shell` reads commands from its input (`load`, `write`).
+ * xmllint takes each after one dash or two, by its whole name only, and has no `--`.
+ */
+const XMLLINT_LOADS = new Set([
+  'noent', 'c14n', 'c14n11', 'exc-c14n', 'xinclude', 'noxincludenode', 'loaddtd', 'dtdattr', 'valid', 'postvalid', 'dtdvalid',
+  'dtdvalidfpi', 'catalogs', 'schema', 'relaxng', 'schematron', 'shell',
+]);
+const xmllintLoads = (word: string) => XMLLINT_LOADS.has(word.replace(/^--?/, '')) && word.startsWith('-');
+
+/**
  * Programs that name the files they read and write in operands of their own grammar, `name=FILE`, and whose other
  * words are no path: dd reads `if=` (`dd if=~/.ssh/id_rsa` prints it) and writes `of=`, over one of the person's too
  * (`dd if=x of=~/.bashrc`; found in review): writing away is as bad as reading away.
@@ -91,6 +105,7 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   if (words.some((word) => readsNameList(name, unquoted(word)))) return true;
   if (SOURCE_PRINTERS.has(name) && words.some((word) => (word.kind === 'literal' ? printsSources(word.value) : mayBecomeOption(word.text)))) return true;
   if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(unquoted(word)) || YQ_SPLITS.test(unquoted(word)))) return true;
+  if (name === 'xmllint' && words.some((word) => xmllintLoads(unquoted(word)))) return true;
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;

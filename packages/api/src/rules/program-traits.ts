@@ -169,6 +169,9 @@ const PROGRAMS = {
   // `pager=` and `view=` lines run commands (found in review)
   ug: { exactOnly: true },
   'ug+': { exactOnly: true },
+  // xsltproc runs the stylesheet it is given, which reads any file (`document('/etc/shadow')`) and writes one
+  // (`exsl:document`), as sed's script does (found in review)
+  xsltproc: { exactOnly: true },
   expect: { exactOnly: true, codeRunner: true },
   erl: { exactOnly: true, codeRunner: true },
   escript: { exactOnly: true, codeRunner: true },
