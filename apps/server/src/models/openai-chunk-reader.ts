@@ -29,6 +29,9 @@ const functionSchema = z.object({
   arguments: z.union([z.string(), z.custom<Record<string, unknown>>(isPlainObject, 'expected a string or an object')]).nullish(),
 });
 
+/** A part of content sent as a list of parts, as some servers send the answer's text: `{"type": "text", "text": "Hi"}`. */
+const contentPartSchema = z.object({ type: z.string(), text: z.string().nullish(), refusal: z.string().nullish() });
+
 const toolCallDeltaSchema = z.object({
   index: z.number().int().min(0).max(MAX_STREAMED_TOOL_CALLS - 1).nullish(),
   id: z.string().nullish(),
@@ -42,7 +45,7 @@ const chunkSchema = z.object({
         index: z.number().nullish(),
         delta: z
           .object({
-            content: z.string().nullish(),
+            content: z.union([z.string(), z.array(contentPartSchema)]).nullish(),
             // A hosted model's refusal comes in place of the answer's text: it was dropped unseen, and the turn showed nothing.
             refusal: z.string().nullish(),
             reasoning_content: z.string().nullish(),
@@ -154,7 +157,7 @@ export class OpenAIChunkReader {
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
       const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
-      const text = `${delta?.content ?? ''}${delta?.refusal ?? ''}`;
+      const text = `${contentText(delta?.content)}${delta?.refusal ?? ''}`;
       this.refuseAfterFinish(Boolean(reasoning || text), calls.length > 0);
       if (reasoning) {
         this.reasoningChars += reasoning.length;
@@ -368,6 +371,26 @@ export class OpenAIChunkReader {
     while (this.calls.has(next)) next++;
     return next;
   }
+}
+
+/**
+ * The text of an answer's content, sent as text or as a list of parts: the parts' text joined, a refusal part's as the
+ * answer's text as a refusal is. Read as text only, a list was refused as a malformed chunk and its text never shown.
+ * A part that is not text (an image, audio) cannot be shown as the answer and is refused, named, not dropped unseen.
+ */
+function contentText(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined): string {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const part of content ?? []) {
+    const kind = part.type;
+    const piece = kind === 'text' ? part.text : kind === 'refusal' ? part.refusal : undefined;
+    if (typeof piece !== 'string') {
+      const named = JSON.stringify(kind.length <= 40 ? kind : `${kind.slice(0, 40)}…`);
+      throw new MalformedChunkError(kind === 'text' || kind === 'refusal' ? `the answer's content holds a ${named} part without its ${kind}` : `the answer's content holds a part of type ${named}, which is not text`);
+    }
+    text += piece;
+  }
+  return text;
 }
 
 /** Whether a piece's arguments hold anything: an object, or text more than blank space (JSON's). */

@@ -721,6 +721,38 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads content sent as a list of parts, streamed or whole, as its text, and ends the turn naming a part that is not text', async () => {
+      const parts = (...list: unknown[]) => list;
+      const streamed = await rawServer([
+        `${chunk({ role: 'assistant', content: parts({ type: 'text', text: 'Hel' }) })}\n\n${chunk({ content: parts({ type: 'text', text: 'lo ' }, { type: 'text', text: 'there' }) })}\n\n`,
+        `${chunk({ content: parts() })}\n\n${chunk({ content: parts({ type: 'refusal', refusal: ' (no more)' }) })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      const image = await rawServer([`${chunk({ content: parts({ type: 'text', text: 'Look:' }) })}\n\n${chunk({ content: parts({ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }) })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
+      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: parts({ type: 'text', text: 'Hi ' }, { type: 'text', text: 'there.' }) }, finish_reason: 'stop' }] }));
+      try {
+        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const before: ModelPart[] = [];
+        const ofImage = await failure(new OpenAICompatibleModel({ baseURL: image.url, model: 'm' }).stream(hello, new AbortController().signal), before);
+
+        expect(ofStreamed).toStrictEqual([
+          { type: 'text-delta', text: 'Hel' },
+          { type: 'text-delta', text: 'lo there' },
+          { type: 'text-delta', text: ' (no more)' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+        expect(ofWhole).toStrictEqual([
+          { type: 'text-delta', text: 'Hi there.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+        expect(before).toStrictEqual([{ type: 'text-delta', text: 'Look:' }]);
+        expect(ofImage.message).toBe(`OpenAI-compatible: the model server at ${image.url} sent a malformed stream chunk (the answer's content holds a part of type "image_url", which is not text)`);
+      } finally {
+        await streamed.close();
+        await image.close();
+      }
+    });
+
     it('reads a streamed chunk holding a whole message in place of a delta as the answer when it comes first, and not again after the pieces it repeats', async () => {
       const withMessage = (message: Record<string, unknown>, finish: string) =>
         `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })}`;
