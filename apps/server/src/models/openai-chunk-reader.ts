@@ -38,6 +38,20 @@ const toolCallDeltaSchema = z.object({
   function: functionSchema.nullish(),
 });
 
+/**
+ * A chunk's or a message's `tool_calls`: a list, or one call sent alone as an object, as some servers send a single
+ * call (refused as a malformed chunk, the call not read). Any other shape is named as what it is: an object without a
+ * function, keyed `"0"`, `"1"`, is not taken for a call, whose keys the schema would drop, and its calls with them.
+ */
+const toolCallsSchema = z.preprocess(
+  (value) => (isPlainObject(value) && Object.hasOwn(value, 'function') ? [value] : value),
+  z
+    .array(toolCallDeltaSchema, {
+      error: (issue) => (issue.code === 'invalid_type' ? `expected a list of tool calls, or one call with its function, received ${shapeOf(issue.input)}` : undefined),
+    })
+    .nullish(),
+);
+
 const chunkSchema = z.object({
   choices: z
     .array(
@@ -50,7 +64,7 @@ const chunkSchema = z.object({
             refusal: z.string().nullish(),
             reasoning_content: z.string().nullish(),
             reasoning: z.string().nullish(),
-            tool_calls: z.array(toolCallDeltaSchema).nullish(),
+            tool_calls: toolCallsSchema,
             function_call: functionSchema.nullish(),
           })
           .nullish(),
@@ -391,6 +405,11 @@ function contentText(content: string | readonly z.infer<typeof contentPartSchema
     text += piece;
   }
   return text;
+}
+
+/** What a value that should have been a list is, for an error: `string`, `an object without a function`… */
+function shapeOf(value: unknown): string {
+  return isPlainObject(value) ? 'an object without a function' : typeof value;
 }
 
 /** Whether a piece's arguments hold anything: an object, or text more than blank space (JSON's). */

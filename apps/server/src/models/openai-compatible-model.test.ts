@@ -753,6 +753,35 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads tool_calls sent as one call object rather than a list, streamed in pieces or whole, as that call, and ends the turn naming any other shape', async () => {
+      const streamed = await rawServer([
+        `${chunk({ tool_calls: { index: 0, id: 'call_a', type: 'function', function: { name: 'terminal', arguments: '{"command":' } } })}\n\n`,
+        `${chunk({ tool_calls: { index: 0, function: { arguments: '"ls -la"}' } } })}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      ]);
+      const answer = (toolCalls: unknown) => JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }] });
+      const terminal = { id: 'call_a', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls -la"}' } };
+      await using whole = await answeringServer('application/json', answer(terminal));
+      await using keyed = await answeringServer('application/json', answer({ 0: terminal, 1: { ...terminal, id: 'call_b' } }));
+      await using named = await answeringServer('application/json', answer('terminal'));
+      const keyedStream = await rawServer([`${chunk({ tool_calls: { 0: { index: 0, ...terminal } } })}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const refused = async (server: { url: string }) => (await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal))).message;
+        const one = [{ type: 'tool-call', id: 'call_a', name: 'terminal', arguments: '{"command":"ls -la"}' }, { type: 'finish', reason: 'tool-calls' }];
+        const notAList = (server: { url: string }, shape: string) =>
+          `OpenAI-compatible: the model server at ${server.url} sent a malformed stream chunk (unexpected chunk shape at choices.0.delta.tool_calls: expected a list of tool calls, or one call with its function, received ${shape})`;
+
+        expect(await read(streamed)).toStrictEqual(one);
+        expect(await read(whole)).toStrictEqual(one);
+        expect(await refused(keyed)).toBe(notAList(keyed, 'an object without a function'));
+        expect(await refused(keyedStream)).toBe(notAList(keyedStream, 'an object without a function'));
+        expect(await refused(named)).toBe(notAList(named, 'string'));
+      } finally {
+        await streamed.close();
+        await keyedStream.close();
+      }
+    });
+
     it('reads a streamed chunk holding a whole message in place of a delta as the answer when it comes first, and not again after the pieces it repeats', async () => {
       const withMessage = (message: Record<string, unknown>, finish: string) =>
         `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] })}`;
