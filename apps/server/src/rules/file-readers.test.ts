@@ -394,6 +394,17 @@ describe('a program that prints the files it reads, named one outside the worksp
     expect(await plus('ugrep+ -rn TODO src')).toBe('allow');
   });
 
+  // fx runs the words after the file as JavaScript: `fx data.json 'x => require("fs").readFileSync("/etc/shadow", "utf8")'`.
+  it('fx, which runs its arguments as JavaScript, is exact-only (found in review)', async () => {
+    expect(isExactOnlyCommand('fx')).toBe(true);
+    expect(() => prefix('fx')).toThrow(/must be exact/);
+    const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: ['fx'], exact: false } };
+    const code = `fx data.json 'x => require("fs").readFileSync("/etc/shadow", "utf8")'`;
+    expect((await evaluateRules(terminal(code), [stored], context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('fx data.json .name'), [stored], context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('fx data.json .name'), [prefix('fx data.json .name', { exact: true })], context)).decision).toBe('allow');
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });

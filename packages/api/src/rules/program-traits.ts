@@ -165,6 +165,8 @@ const PROGRAMS = {
   mlr: { exactOnly: true, codeRunner: true },
   // qsv's `py` and `luau` commands run the Python and Luau they are given (found in review)
   qsv: { exactOnly: true, codeRunner: true },
+  // fx runs its arguments after the file as JavaScript (`x => require("fs")…`; found in review)
+  fx: { exactOnly: true, codeRunner: true },
   // ug and ug+ are ugrep loading a `.ugrep` config of the working or home folder by themselves, whose `filter=`,
   // `pager=` and `view=` lines run commands (found in review)
   ug: { exactOnly: true },
