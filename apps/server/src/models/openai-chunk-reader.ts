@@ -339,8 +339,8 @@ export class OpenAIChunkReader {
    * id, a name starts a new call once the last call has arguments (a call's name comes before its arguments), unless it
    * is the last call's name again while its arguments are not yet a whole object (a server may repeat a call's name in
    * each of its pieces); so does any name once the last call's arguments came whole as an object, a name that does not
-   * go on from the last call's, and argument text that opens an object after the last call's whole one (no text goes
-   * on from a whole object). Anything else continues the last call. Calls each sent as their name alone, then their
+   * go on from the last call's, and argument text that opens an object, or arguments sent as one, after the last
+   * call's whole ones (no text goes on from a whole object, and an object sent then replaced the call's own). Anything else continues the last call. Calls each sent as their name alone, then their
    * arguments in pieces, were read as one: the arguments joined (`{"path":"a"}{"path":"b"}`, refused as not JSON), or
    * the second call's arguments under no name, or under the first call's name grown into the second's. A piece with
    * another id and no name goes on with the last call while its arguments are not yet a whole object, as `indexOf` reads it.
@@ -372,7 +372,8 @@ export class OpenAIChunkReader {
         last.name !== '' &&
         (text === undefined || (name === last.name ? last.text.closed : begun || !name.startsWith(last.name)));
       // Joined, two whole objects are never JSON, so no call that would read is split.
-      const anotherObject = typeof piece === 'string' && piece.trimStart().startsWith('{') && text !== undefined && last.text.closed;
+      // An object sent after whole arguments is another call's too: taken as the last call's, it replaced them under its name.
+      const anotherObject = (text === undefined || last.text.closed) && (typeof piece === 'string' ? text !== undefined && piece.trimStart().startsWith('{') : piece !== undefined);
       // A call's first piece carries its name: one with another id and none goes on with the last call, as at an index.
       const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
       if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) return this.lastIndex;

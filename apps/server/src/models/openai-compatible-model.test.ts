@@ -866,6 +866,30 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const afterObject = await rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: { path: '/etc/shadow' } })}\n\n${end}`]);
+      const afterText = await rawServer([`${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ arguments: '"a"}' })}\n\n${piece({ arguments: { path: '/etc/shadow' } })}\n\n${end}`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(await read(afterObject)).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: { path: 'a' } },
+          { type: 'tool-call', id: '', name: '', arguments: { path: '/etc/shadow' } },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+        expect(await read(afterText)).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"a"}' },
+          { type: 'tool-call', id: '', name: '', arguments: { path: '/etc/shadow' } },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await afterObject.close();
+        await afterText.close();
+      }
+    });
+
     it('reads each whole call of a server that sends calls with neither an index nor an id as a call of its own', async () => {
       const whole = (name: string, args: string | Record<string, unknown>) => ({ type: 'function', function: { name, arguments: args } });
       const server = await rawServer([
