@@ -29,8 +29,13 @@ const functionSchema = z.object({
   arguments: z.union([z.string(), z.custom<Record<string, unknown>>(isPlainObject, 'expected a string or an object')]).nullish(),
 });
 
-/** A part of content sent as a list of parts, as some servers send the answer's text: `{"type": "text", "text": "Hi"}`. */
-const contentPartSchema = z.object({ type: z.string(), text: z.string().nullish(), refusal: z.string().nullish() });
+const textPartSchema = z.object({ type: z.string(), text: z.string().nullish() });
+
+/**
+ * A part of content sent as a list of parts, as some servers send the answer's text: `{"type": "text", "text": "Hi"}`,
+ * and reasoning models their thinking: `{"type": "thinking", "thinking": [{"type": "text", "text": "…"}]}`.
+ */
+const contentPartSchema = textPartSchema.extend({ refusal: z.string().nullish(), thinking: z.union([z.string(), z.array(textPartSchema)]).nullish() });
 
 const toolCallDeltaSchema = z.object({
   index: z.number().int().min(0).max(MAX_STREAMED_TOOL_CALLS - 1).nullish(),
@@ -167,11 +172,12 @@ export class OpenAIChunkReader {
       const delta = choice.delta;
       // Some servers send the same text under both names; one of them is enough. One sent empty is none: the other's
       // text was dropped unseen under it.
-      const reasoning = delta?.reasoning_content || delta?.reasoning;
+      const content = readContent(delta?.content);
+      const reasoning = `${delta?.reasoning_content || delta?.reasoning || ''}${content.reasoning}`;
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
       const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
-      const text = `${contentText(delta?.content)}${delta?.refusal ?? ''}`;
+      const text = `${content.text}${delta?.refusal ?? ''}`;
       this.refuseAfterFinish(Boolean(reasoning || text), calls.length > 0);
       if (reasoning) {
         this.reasoningChars += reasoning.length;
@@ -389,23 +395,29 @@ export class OpenAIChunkReader {
 }
 
 /**
- * The text of an answer's content, sent as text or as a list of parts: the parts' text joined, a refusal part's as the
- * answer's text as a refusal is. Read as text only, a list was refused as a malformed chunk and its text never shown.
- * A part that is not text (an image, audio) cannot be shown as the answer and is refused, named, not dropped unseen.
+ * The text and the thinking of an answer's content, sent as text or as a list of parts: the text parts' text joined, a
+ * refusal part's as the answer's text as a refusal is, a thinking part's text as reasoning. Read as text only, a list
+ * was refused as a malformed chunk and its text never shown. A part that is not text (an image, audio) cannot be shown
+ * as the answer and is refused, named, not dropped unseen.
  */
-function contentText(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined): string {
-  if (typeof content === 'string') return content;
+function readContent(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined): { text: string; reasoning: string } {
+  if (typeof content === 'string') return { text: content, reasoning: '' };
   let text = '';
+  let reasoning = '';
   for (const part of content ?? []) {
-    const kind = part.type;
-    const piece = kind === 'text' ? part.text : kind === 'refusal' ? part.refusal : undefined;
-    if (typeof piece !== 'string') {
-      const named = JSON.stringify(kind.length <= 40 ? kind : `${kind.slice(0, 40)}…`);
-      throw new MalformedChunkError(kind === 'text' || kind === 'refusal' ? `the answer's content holds a ${named} part without its ${kind}` : `the answer's content holds a part of type ${named}, which is not text`);
-    }
-    text += piece;
+    if (part.type === 'thinking' && typeof part.thinking === 'string') reasoning += part.thinking;
+    else if (part.type === 'thinking' && part.thinking) for (const inner of part.thinking) reasoning += partText(inner, inner.type === 'text' ? inner.text : undefined);
+    else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined);
   }
-  return text;
+  return { text, reasoning };
+}
+
+/** A content part's text, or an error naming the part when it has none (a part of another type, or one missing its text). */
+function partText(part: { type: string }, text: string | null | undefined): string {
+  if (typeof text === 'string') return text;
+  const kind = part.type;
+  const named = JSON.stringify(kind.length <= 40 ? kind : `${kind.slice(0, 40)}…`);
+  throw new MalformedChunkError(['text', 'refusal', 'thinking'].includes(kind) ? `the answer's content holds a ${named} part without its ${kind}` : `the answer's content holds a part of type ${named}, which is not text`);
 }
 
 /** What a value that should have been a list is, for an error: `string`, `an object without a function`… */

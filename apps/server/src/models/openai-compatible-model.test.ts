@@ -753,6 +753,33 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads thinking parts of content sent as a list, as reasoning models send their thinking there, as reasoning, streamed or whole', async () => {
+      const thinking = (text: string) => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
+      const streamed = await rawServer([
+        `${chunk({ role: 'assistant', content: [thinking('The user wants ')] })}\n\n${chunk({ content: [thinking('a listing.')] })}\n\n`,
+        `${chunk({ content: [{ type: 'text', text: 'Here it is.' }] })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: [thinking('Short.'), { type: 'text', text: 'Hi.' }] }, finish_reason: 'stop' }] }));
+      try {
+        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(ofStreamed).toStrictEqual([
+          { type: 'reasoning-delta', text: 'The user wants ' },
+          { type: 'reasoning-delta', text: 'a listing.' },
+          { type: 'text-delta', text: 'Here it is.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+        expect(ofWhole).toStrictEqual([
+          { type: 'reasoning-delta', text: 'Short.' },
+          { type: 'text-delta', text: 'Hi.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await streamed.close();
+      }
+    });
+
     it('reads tool_calls sent as one call object rather than a list, streamed in pieces or whole, as that call, and ends the turn naming any other shape', async () => {
       const streamed = await rawServer([
         `${chunk({ tool_calls: { index: 0, id: 'call_a', type: 'function', function: { name: 'terminal', arguments: '{"command":' } } })}\n\n`,
