@@ -398,6 +398,35 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('the option through which nm, ar and ranlib load a plugin library run its code (found in review)', async () => {
+    // `nm --plugin ./p.so a.o` ran p.so's constructor, as did ar's and ranlib's, gcc-nm's and gcc-ar's, and ar's after
+    // a `--` before its key letters (checked with the real programs).
+    for (const [token, line] of [
+      ['nm', 'nm --plugin ./p.so a.o'],
+      ['nm', 'nm --plugin=./p.so a.o'],
+      ['nm', 'nm --plu ./p.so a.o'],
+      ['nm', 'nm a.o --plugin ./p.so'],
+      ['ar', 'ar --plugin ./p.so rc lib.a a.o'],
+      ['ar', 'ar rc --plugin=./p.so lib.a a.o'],
+      ['ar', 'ar -- rc --plugin ./p.so lib.a a.o'],
+      ['ranlib', 'ranlib --plugin ./p.so lib.a'],
+      ['gcc-nm', 'gcc-nm --plugin ./p.so a.o'],
+      ['gcc-ar', 'gcc-ar --plugin ./p.so rc lib.a a.o'],
+      ['gcc-ranlib', 'gcc-ranlib --plugin ./p.so lib.a'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['nm', 'nm -C build/lib.a'],
+      ['ar', 'ar rcs lib.a a.o'],
+      ['ar', 'ar t lib.a'],
+      ['ranlib', 'ranlib lib.a'],
+      ['gcc-nm', 'gcc-nm a.o'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('options through which hg, svn, rpm, lftp, sshfs and bsdtar run a command (found in review)', async () => {
     for (const [token, line] of [
       ['hg status', "hg status --config hooks.pre-status='touch PWNED'"],

@@ -280,6 +280,11 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D'] }],
   ['pygmentize', { options: ['-x'] }],
   ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),
+  // binutils' nm, ar and ranlib, and GCC's wrappers of them, load the shared library `--plugin` names into themselves
+  // (`nm --plugin ./p.so a.o` runs its constructor; found in review, with the real programs); ar reads it after a `--`
+  // before its key letters too.
+  ...['nm', 'ranlib', 'gcc-nm', 'gcc-ranlib'].map((binutil): [string, CodeOptions] => [binutil, { options: ['--plugin'] }]),
+  ...['ar', 'gcc-ar'].map((ar): [string, CodeOptions] => [ar, { options: ['--plugin'], endOfOptions: 'never' }]),
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
