@@ -405,8 +405,9 @@ function readContent(content: string | readonly z.infer<typeof contentPartSchema
   let text = '';
   let reasoning = '';
   for (const part of content ?? []) {
-    if (part.type === 'thinking' && typeof part.thinking === 'string') reasoning += part.thinking;
-    else if (part.type === 'thinking' && part.thinking) for (const inner of part.thinking) reasoning += partText(inner, inner.type === 'text' ? inner.text : undefined);
+    const thinking = part.type === 'thinking' ? part.thinking : undefined;
+    if (typeof thinking === 'string') reasoning += thinking;
+    else if (Array.isArray(thinking)) for (const inner of thinking) reasoning += partText(inner, inner.type === 'text' ? inner.text : undefined);
     else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined);
   }
   return { text, reasoning };
