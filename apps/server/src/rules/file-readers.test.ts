@@ -278,6 +278,34 @@ describe('a program that prints the files it reads, named one outside the worksp
     });
   });
 
+  // An option that takes the next word as its value takes it whatever it starts with: `xmllint --output
+  // -x/../../out.xml` wrote one folder above where it ran (checked with the real program), and `grep --file -x/../…`
+  // read its patterns there.
+  describe("an option's value in the next word, starting with a dash (found in review)", () => {
+    const programs = ['xmllint', 'grep', 'highlight', 'iconv', 'cat'];
+    const judge = async (command: string) => (await evaluateRules(terminal(command), programs.map((name) => prefix(name)), context)).decision;
+
+    it.each([
+      'xmllint --output -/../../home/me/.bashrc data.xml',
+      'xmllint -o -x/../../../home/me/.bashrc data.xml',
+      'xmllint --format --output -x/../../other/out.xml data.xml',
+      'grep --file -/../../../etc/shadow src',
+      'grep -r --file --/../../../home/me/.ssh/id_rsa src',
+      'highlight --output -/../../home/me/.bashrc README.md',
+      'highlight --style-infile -x/../../../home/me/.ssh/id_rsa README.md',
+      'iconv -f utf-8 -t ascii --output -/../../home/me/.bashrc README.md',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each(['xmllint --format --output out.xml data.xml', 'xmllint --output -x/out.xml data.xml', 'grep --file -patterns.txt src', 'grep -rn --color=never -e TODO src', 'cat -n -- -notes.md', 'iconv -f utf-8 -t ascii --output out.txt README.md'])(
+      'allows %j',
+      async (command) => {
+        expect(await judge(command)).toBe('allow');
+      },
+    );
+  });
+
   // The binary tools dump any file: `objdump -s -b binary ~/.ssh/id_rsa` printed the key in hex and text, `objcopy
   // -I binary -O binary` copied it, an `@file` of arguments printed its words in the errors of `nm` and `size`, and
   // `objdump -S` printed the lines of whatever file an object of the workspace names as its source (checked with

@@ -90,9 +90,9 @@ const HARMLESS_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
  * Whether a program that prints the files it is named may read one outside the workspace (`cat ~/.ssh/id_rsa`,
  * `grep -r key ~/.aws`, `head ../other/.env`): a rule for it covers what it reads in the workspace, as the file tools
  * read there only, while the sandbox lets a call read what the server's user can. Judged on the words past the rule's
- * own (`words`), each as a copy's source is (a plain glob by its folder), and the value of a `--name=value` option
- * too, and that of a short option that names a file (`short-option-files.ts`); a word that may become any text may
- * become such a path.
+ * own (`words`), each as a copy's source is (a plain glob by its folder), one that starts with a dash too (the value
+ * of the option before it), and the value of a `--name=value` option too, and that of a short option that names a
+ * file (`short-option-files.ts`); a word that may become any text may become such a path.
  */
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const assigned = ASSIGNED_FILES.get(name);
@@ -109,11 +109,13 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;
-  // After `--` every word is an operand, one that starts with a dash too (`cat -- -x/../../../etc/shadow`).
-  const end = words.findIndex((word) => word.kind === 'literal' && word.value === '--');
-  return words.some((word, index) => {
+  return words.some((word) => {
     if (facts.anything(word)) return true;
-    if (word.kind !== 'literal' || !word.value.startsWith('-') || (end !== -1 && index > end)) return sourceMayLeadAway(word, asNow);
+    // Every word is judged as a path, one that starts with a dash too: an operand after `--` (`cat --
+    // -x/../../../etc/shadow`), or the value of the option before it, which takes the next word whatever it starts with
+    // (`xmllint --output -x/../../out.xml`, `grep --file -/../../x`; found in review).
+    if (sourceMayLeadAway(word, asNow)) return true;
+    if (word.kind !== 'literal' || !word.value.startsWith('-')) return false;
     const switchPath = sevenZipSwitchPath(name, word.value);
     if (switchPath !== undefined) return sourceMayLeadAway({ kind: 'literal', value: switchPath }, asNow);
     const equals = word.value.indexOf('=');
