@@ -1655,6 +1655,31 @@ export class ChatService {
     }
   }
 
+  /**
+   * Releases the calls of a run held here that were decided on another instance, with the decisions their ledger rows
+   * hold. A read that fails (a damaged row aside) is tried again a renewal interval later, as long as one of them still
+   * waits here: the message that a call was decided comes once, and a call left waiting would run only at its deadline.
+   */
+  private async applyDecisionsFromStore(run: Run, approvalIds: readonly string[]): Promise<void> {
+    const retryMs = renewalIntervalMs(this.options.cluster?.leaseMs ?? 0);
+    for (;;) {
+      const waiting = new Set(this.registry.listPending(run.sessionId).map((pending) => pending.approvalId));
+      const asked = approvalIds.filter((approvalId) => waiting.has(approvalId));
+      if (asked.length === 0 || this.closing || run.remote || run.log.isClosed || this.runs.get(run.runId) !== run) return;
+      try {
+        for (const record of await this.store.listRunToolCalls(run.runId)) {
+          if (asked.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(record);
+        }
+        return;
+      } catch (error) {
+        const damaged = this.store.damagedRecord?.(error) !== undefined;
+        this.log(`Could not read the decisions made on another instance of run ${run.runId}: ${messageOf(error)}${damaged ? '' : `; read again in ${retryMs} ms`}`);
+        if (damaged) return;
+        await new Promise<void>((resolve) => setTimeout(resolve, retryMs).unref?.());
+      }
+    }
+  }
+
   /** Releases a call waiting here with the decision its ledger row holds (written by another instance). */
   private applyRecordedDecision(record: ToolCallRecord): void {
     if (record.decision !== 'allow' && record.decision !== 'deny') return;
@@ -1828,7 +1853,11 @@ export class ChatService {
             if (!this.sessions.has(stored.sessionId)) await this.refreshSession(stored.sessionId, true);
             return this.resumeOrSetAside(stored, fence, asked);
           }).catch((error: unknown) => {
-            this.log(`Could not resume run ${stored.runId}: ${messageOf(error)}`);
+            // Claimed, neither resumed nor ended: it is given up, or no instance would take it again while this one
+            // renews its lease (renewed with every run it owns), and a decision on it would never be acted on.
+            const adopted = this.sessions.get(stored.sessionId)?.activeRun?.runId === stored.runId;
+            this.log(`Could not resume run ${stored.runId}: ${messageOf(error)}${adopted ? '' : '; it is given up, to be taken over again'}`);
+            if (!adopted) this.releaseWhenReachable(stored.runId, fence);
             return false;
           });
           if (!adopted) continue;
@@ -1845,21 +1874,22 @@ export class ChatService {
   }
 
   /**
-   * Gives up a run this instance can no longer store, trying again until the database answers. Another instance takes
-   * it over on the release's message, this one at its next scan: not at once, so an instance whose writes keep
-   * failing does not take its own run back as fast as it gives it up.
+   * Gives up a run this instance can no longer store, or claimed and could not resume, trying again until the database
+   * answers. Another instance takes it over on the release's message, this one at its next scan: not at once, so an
+   * instance whose writes keep failing does not take its own run back as fast as it gives it up. `run`: the run held
+   * here, whose stop not yet stored is stored first.
    */
-  private releaseWhenReachable(run: Run, fence: number): void {
+  private releaseWhenReachable(runId: string, fence: number, run?: Run): void {
     const cluster = this.options.cluster;
     if (!cluster) return;
     const attempt = () => {
       if (this.closing) return;
-      this.storeUnstoredStop(cluster, run)
-        .then(() => cluster.releaseRun(run.runId, fence))
+      (run === undefined ? Promise.resolve() : this.storeUnstoredStop(cluster, run))
+        .then(() => cluster.releaseRun(runId, fence))
         .then(
           () => undefined,
           (error: unknown) => {
-            this.log(`Could not give up run ${run.runId} yet: ${messageOf(error)}`);
+            this.log(`Could not give up run ${runId} yet: ${messageOf(error)}`);
             setTimeout(attempt, Math.max(20, Math.floor(cluster.leaseMs / 3))).unref?.();
           },
         );
@@ -2210,6 +2240,8 @@ export class ChatService {
     }
     this.log(`Run ${stored.runId} of chat ${stored.sessionId} was set aside: a stored record of it is damaged (${record}). Nothing more of it runs; its records were left as they are.`);
     await setAsideRun(this.store, stored, record, fence).catch((error: unknown) => {
+      // Claimed by a takeover: it is given up (see takeOver), and set aside by whichever instance claims it next.
+      if (fence !== undefined) throw error;
       this.log(`Could not record the end of run ${stored.runId}, set aside: ${messageOf(error)}; it is set aside again at the next start`);
     });
     // Followed here until now: its clients here are shown the end written for it.
@@ -2348,12 +2380,8 @@ export class ChatService {
     run.stopAsked ||= paused?.run.stopAsked === true;
     if (stored.cancelRequested === true || run.stopAsked) run.cancellation.cancel();
     this.attachRun(session, run, loop);
-    if (fence !== undefined && restored.length > 0) {
-      // A decision written between the read above and the restore was announced when no slot could take it: read again.
-      for (const record of await this.store.listRunToolCalls(stored.runId)) {
-        if (restored.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(record);
-      }
-    }
+    // A decision written between the read above and the restore was announced when no slot could take it: read again.
+    if (fence !== undefined && restored.length > 0) void this.applyDecisionsFromStore(run, restored);
     return true;
   }
 
@@ -2440,7 +2468,7 @@ export class ChatService {
         run.suspended = true;
         if (handOver) {
           this.log(`Run ${run.runId} could not be stored (${message}): it is given up, to be resumed once the database answers`);
-          this.releaseWhenReachable(run, run.fence!);
+          this.releaseWhenReachable(run.runId, run.fence!, run);
         } else {
           this.log(`Run ${run.runId} continues on another instance: ${message}`);
         }

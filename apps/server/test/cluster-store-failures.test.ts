@@ -1,0 +1,132 @@
+import { ChatService, type Cluster, type LoopEvent } from '@airlock/api';
+import { ApprovalRegistry, type AnyTool, type ChatModel } from '@airlock/core';
+import { describe, expect, it, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { RuleBook } from '../src/rules';
+import { PostgresStore } from '../src/store';
+import { cleanupsAfterEach } from './support/cleanups';
+import { ConversationModel } from './support/conversation-model';
+import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
+import { recordingTool } from './support/test-airlock';
+
+const postgres = await probeTestDatabase();
+if (!postgres.available) console.warn(`Skipping the tests of store failures with several instances: ${postgres.reason}`);
+
+const cleanups = cleanupsAfterEach();
+
+interface Instance {
+  chat: ChatService;
+  /** Stops the instance as a crash would: no hand-over, its leases simply stop being renewed. */
+  crash(): Promise<void>;
+}
+
+interface InstanceOptions {
+  /** What the chat service uses as its cluster. Default the store. */
+  asCluster?: (store: PostgresStore) => Cluster;
+  /** What the chat service uses as its store. Default the store. */
+  asStore?: (store: PostgresStore) => PostgresStore;
+  /** The model. Default a ConversationModel calling `echo` once per message. */
+  model?: ChatModel;
+}
+
+async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: number, options: InstanceOptions = {}): Promise<Instance> {
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
+  const model = options.model ?? new ConversationModel('echo', 'text');
+  const cluster = options.asCluster?.(store) ?? store;
+  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
+  let stopped = false;
+  cleanups.push(async () => {
+    if (stopped) return;
+    stopped = true;
+    await chat.shutdown();
+    await store.close();
+  });
+  await chat.open();
+  return {
+    chat,
+    crash: async () => {
+      stopped = true;
+      const closing = store.close();
+      await chat.shutdown().catch(() => undefined);
+      await closing;
+    },
+  };
+}
+
+/**
+ * The store (as a store or a cluster) with one method failing as with the database gone, once for each `arm()`, on
+ * the first call `armed` accepts; `arm()` resolves once that call has failed.
+ */
+function failingOnce<Target extends object>(target: Target, method: keyof Target & string, armed: (...args: unknown[]) => boolean = () => true): { proxy: Target; arm: () => Promise<void> } {
+  let failed: (() => void) | undefined;
+  const proxy = new Proxy(target, {
+    get(own, key) {
+      const value: unknown = Reflect.get(own, key, own);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(own);
+      if (key !== method) return bound;
+      return (...args: unknown[]) => {
+        if (failed === undefined || !armed(...args)) return bound(...args);
+        const done = failed;
+        failed = undefined;
+        done();
+        return Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' }));
+      };
+    },
+  });
+  return { proxy, arm: () => new Promise<void>((resolve) => (failed = resolve)) };
+}
+
+/** Follows a run on one instance, as a client's subscription does, until the first event matching. */
+async function followUntil(on: Instance, sessionId: string, runId: string, match: (event: LoopEvent) => boolean): Promise<{ events: LoopEvent[]; until: (match: (event: LoopEvent) => boolean) => Promise<LoopEvent> }> {
+  expect(await on.chat.attachable(sessionId, runId)).toBe(true);
+  const follower = on.chat.follow(sessionId, runId, 0, (_id, event) => event);
+  cleanups.push(async () => void (await follower.return()));
+  const events: LoopEvent[] = [];
+  const until = async (wanted: (event: LoopEvent) => boolean) => {
+    const already = events.find(wanted);
+    if (already) return already;
+    for (;;) {
+      const next = await follower.next();
+      if (next.done) throw new Error(`run ${runId} ended without the event looked for; saw ${events.map((event) => event.type).join(', ')}`);
+      events.push(next.value);
+      if (wanted(next.value)) return next.value;
+    }
+  };
+  await until(match);
+  return { events, until };
+}
+
+function waitingStart(event: LoopEvent): event is Extract<LoopEvent, { type: 'tool-start' }> {
+  return event.type === 'tool-start' && event.awaitingConfirmation;
+}
+
+async function startWaiting(owner: Instance, sessionId: string, runId: string, text: string) {
+  await owner.chat.startRun({ sessionId, runId, message: text });
+  const followed = await followUntil(owner, sessionId, runId, waitingStart);
+  return { followed, approvalId: (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId };
+}
+
+const runRow = (db: TestDatabase, runId: string) =>
+  withClient(async (client) => (await client.query<{ owner: string | null; ended_at: string | null }>(`SELECT owner, ended_at FROM ${db.schema}.runs WHERE run_id = $1`, [runId])).rows[0]);
+
+describe.skipIf(!postgres.available)('several instances when the store fails for a moment', { timeout: 120_000 }, () => {
+  it('a takeover whose resume fails on one read gives the run up and takes it again: an allow made meanwhile runs its call', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 300);
+    let failing!: ReturnType<typeof failingOnce<PostgresStore>>;
+    const b = await instance(db, 'b', tool, 300, { asStore: (store) => (failing = failingOnce(store, 'listRunToolCalls')).proxy });
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'orphan');
+
+    // A dies; B claims its run, and the first read of the resume fails.
+    const failed = failing.arm();
+    await a.crash();
+    await failed;
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+
+    await vi.waitFor(async () => expect((await runRow(db, 'r1'))?.ended_at).not.toBeNull(), { timeout: 20_000 });
+    expect(calls).toStrictEqual(['orphan']);
+  });
+});
