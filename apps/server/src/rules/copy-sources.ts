@@ -124,7 +124,10 @@ const TAR_VALUED = new Set(['b', 'C', 'f', 'F', 'g', 'H', 'I', 'K', 'L', 'N', 'T
 function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   if (args.some(facts.anything) || tarReadsNameList(args)) return true;
   return args.some((word) => {
-    if (word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-') return mayNameOutside(word, facts);
+    // A word that starts with a dash is judged as a path too: it may be the value of the option before it, which tar
+    // takes whatever it starts with (`tar -cf -x/../../x.tar src` wrote above the workspace; found in review).
+    if (mayNameOutside(word, facts)) return true;
+    if (word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-') return false;
     const text = word.value;
     if (text.startsWith('--')) {
       const equals = text.indexOf('=');
