@@ -102,6 +102,8 @@ function waitingStart(event: LoopEvent): event is Extract<LoopEvent, { type: 'to
   return event.type === 'tool-start' && event.awaitingConfirmation;
 }
 
+const isEnd = (event: LoopEvent) => event.type === 'run-end';
+
 async function startWaiting(owner: Instance, sessionId: string, runId: string, text: string) {
   await owner.chat.startRun({ sessionId, runId, message: text });
   const followed = await followUntil(owner, sessionId, runId, waitingStart);
@@ -128,5 +130,22 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
 
     await vi.waitFor(async () => expect((await runRow(db, 'r1'))?.ended_at).not.toBeNull(), { timeout: 20_000 });
     expect(calls).toStrictEqual(['orphan']);
+  });
+
+  it('an allow made on B whose read on the owner A fails once is read again: the call runs, not at its deadline', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<PostgresStore>>;
+    const a = await instance(db, 'a', tool, 300, { asStore: (store) => (failing = failingOnce(store, 'listRunToolCalls')).proxy });
+    const b = await instance(db, 'b', tool, 300);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'late');
+
+    const failed = failing.arm();
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await failed;
+
+    await vi.waitFor(() => expect(calls).toStrictEqual(['late']), { timeout: 10_000 });
+    await followed.until(isEnd);
+    expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
   });
 });

@@ -1527,11 +1527,8 @@ export class ChatService {
       case 'decided': {
         const run = this.runs.get(message.runId);
         this.announceWaitingOfRun(message.runId, message.sessionId, run);
-        if (!run || run.remote || run.log.isClosed) return;
         // Released here already (decided on this instance, or the message is a repeat): nothing to read.
-        if (!this.registry.listPending(run.sessionId).some((pending) => pending.approvalId === message.approvalId)) return;
-        const record = (await this.store.listRunToolCalls(message.runId)).find((candidate) => candidate.approvalId === message.approvalId);
-        if (record) this.applyRecordedDecision(record);
+        if (run) await this.applyDecisionsFromStore(run, [message.approvalId]);
         return;
       }
       case 'grant': {
