@@ -373,6 +373,46 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('qsv stats data.csv', [prefix('qsv stats data.csv', { exact: true })])).toBe('allow');
   });
 
+  it("highlight's language and theme options, whose definitions are Lua it runs, given a path (found in review)", async () => {
+    // `highlight -S ../../../../tmp/x README.md` ran /tmp/x.lang, `-s` the same a `.theme` (checked with highlight
+    // 3.41); highlight 4 loads the file a `-S` value with a `.` names, and any file a `-s` value names.
+    for (const line of [
+      'highlight -S../../../../tmp/x README.md',
+      'highlight -S ../../../../tmp/x README.md',
+      'highlight -qS../x README.md',
+      'highlight -S evil.lang README.md',
+      'highlight --syntax=evil.lang README.md',
+      'highlight --syntax evil.lang README.md',
+      'highlight --synt=sub/x README.md',
+      'highlight --src-lang=../x README.md',
+      'highlight --syntax-by-name=a./../../tmp/x README.md',
+      'highlight --start-nested sub/x README.md',
+      'highlight --force=sub/x README.md',
+      'highlight --base16=sub/x README.md',
+      'highlight -s molokai README.md',
+      'highlight -smolokai README.md',
+      'highlight --style=sub/x README.md',
+      'highlight --sty x README.md',
+      'highlight -S "$X" README.md',
+      'highlight --ls-exec=sh README.md',
+      'highlight --ls-profile clangd main.c',
+    ]) {
+      expect(await decided(line, [prefix('highlight')]), line).toBe('ask');
+    }
+    for (const line of [
+      'highlight -S c README.md',
+      'highlight --syntax=python -O ansi notes.txt',
+      'highlight --syntax-by-name=main.py -O ansi',
+      'highlight --force -O ansi notes.txt',
+      'highlight --style-outfile=out.css -O html README.md',
+      'highlight -O ansi README.md',
+    ]) {
+      expect(await decided(line, [prefix('highlight')]), line).toBe('allow');
+    }
+    // A rule that names the theme covers it.
+    expect(await decided('highlight -s molokai README.md', [prefix('highlight -s molokai')])).toBe('allow');
+  });
+
   it('options through which info and cscope write a file where they are told (found in review)', async () => {
     // `info -o FILE` writes the nodes it shows there, `--dribble` the keys it reads; `cscope -f` its cross-reference,
     // which `-X` deletes at exit: over one of the person's too, as `sort -o` would.

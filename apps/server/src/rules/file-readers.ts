@@ -1,7 +1,7 @@
 import { sourceMayLeadAway } from './copy-sources';
 import { readsNameList, sevenZipSwitchPath } from './file-name-lists';
 import type { PathFacts } from './outside-workspace';
-import { shortOptionPaths } from './short-option-files';
+import { shortOptionPaths, shortOptionValuesOf } from './short-option-files';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -77,6 +77,40 @@ const XMLLINT_LOADS = new Set([
 const xmllintLoads = (word: string) => XMLLINT_LOADS.has(word.replace(/^--?/, '')) && word.startsWith('-');
 
 /**
+ * highlight's language and theme definitions are Lua it runs, found by name in its data folder, out of which a name
+ * with a `/` climbs (`-S ../../../../x` ran `x.lang`, `-s …` a `.theme`; checked with highlight 3.41), and highlight 4
+ * loads the file a `-S`/`--syntax`/`--src-lang` value names, when there is one and the name has a `.`: such a value is
+ * asked about, as is one with a `/` for the options that name a language or theme otherwise (`--syntax-by-name` by
+ * its extension, `--start-nested`, `--force=`, `--base16=`). Its parser takes any unambiguous start of a long option,
+ * and the values of the first four from the next word too. `-s`/`--style` loads any file its value names in
+ * highlight 4: a code-running option (`match-command.ts`).
+ */
+const HIGHLIGHT_DEFINITIONS: readonly { option: string; nextWord: boolean; loadsFile: boolean }[] = [
+  { option: '--syntax', nextWord: true, loadsFile: true },
+  { option: '--src-lang', nextWord: true, loadsFile: true },
+  { option: '--syntax-by-name', nextWord: true, loadsFile: false },
+  { option: '--start-nested', nextWord: true, loadsFile: false },
+  { option: '--force', nextWord: false, loadsFile: false },
+  { option: '--base16', nextWord: false, loadsFile: false },
+];
+
+/** Whether a call of highlight given `words` (undefined: one the shell computes) may load a definition elsewhere. */
+function highlightLoadsDefinition(words: readonly (string | undefined)[]): boolean {
+  const risky = (value: string | undefined, loadsFile: boolean) => value === undefined || value.includes('/') || (loadsFile && value.includes('.'));
+  if (shortOptionValuesOf('highlight', 'S', words).some((value) => risky(value, true))) return true;
+  return words.some((word, index) => {
+    const long = word === undefined ? null : /^(--[^=]+)(?:=(.*))?$/s.exec(word);
+    if (long === null) return false;
+    const [, typed = '', attached] = long;
+    return HIGHLIGHT_DEFINITIONS.some(({ option, nextWord, loadsFile }) => {
+      if (!option.startsWith(typed)) return false;
+      if (attached !== undefined) return risky(attached, loadsFile);
+      return nextWord && index + 1 < words.length && risky(words[index + 1], loadsFile);
+    });
+  });
+}
+
+/**
  * Programs that name the files they read and write in operands of their own grammar, `name=FILE`, and whose other
  * words are no path: dd reads `if=` (`dd if=~/.ssh/id_rsa` prints it) and writes `of=`, over one of the person's too
  * (`dd if=x of=~/.bashrc`; found in review): writing away is as bad as reading away.
@@ -108,6 +142,7 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   if (name === 'xmllint' && words.some((word) => xmllintLoads(unquoted(word)))) return true;
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
+  if (name === 'highlight' && highlightLoadsDefinition(literal)) return true;
   if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;
   return words.some((word) => {
     if (facts.anything(word)) return true;

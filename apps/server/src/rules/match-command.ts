@@ -277,7 +277,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // Getopt::Long, highlight's) takes a short one's value attached (`-I'cmd'`) or any unambiguous start of a long one.
   ['enscript', { options: ['-I', '--filter', '-e', '--escapes'] }],
   ...['ugrep', 'ugrep+'].map((ugrep): [string, CodeOptions] => [ugrep, { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }]),
-  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D'] }],
+  // highlight 4 also loads the file a `-s`/`--style` value names as a theme, whatever its name, and runs the
+  // language server `--ls-exec` names or a `--ls-profile` of its config names (found in review).
+  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile'] }],
   ['pygmentize', { options: ['-x'] }],
   ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),
   // binutils' nm, ar and ranlib, and GCC's wrappers of them, load the shared library `--plugin` names into themselves

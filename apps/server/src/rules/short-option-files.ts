@@ -62,7 +62,26 @@ const SHORT_OPTIONS: ReadonlyMap<string, ShortOptions> = new Map([
 export function shortOptionPaths(name: string, words: readonly (string | undefined)[]): string[] {
   const options = SHORT_OPTIONS.get(name);
   if (options === undefined) return [];
-  const paths: string[] = [];
+  return shortOptionValues(options, words).flatMap(({ letter, value }) => {
+    if (value === undefined) return [];
+    if (options.files.includes(letter)) return [value];
+    return options.optionLists?.includes(letter) === true ? optionListPaths(value) : [];
+  });
+}
+
+/**
+ * The values the short option `letter` of a call of `name` is given in its `words`, before a `--`, read as
+ * `shortOptionPaths` reads them (highlight's `-S` language); undefined for one the shell computes.
+ */
+export function shortOptionValuesOf(name: string, letter: string, words: readonly (string | undefined)[]): (string | undefined)[] {
+  const options = SHORT_OPTIONS.get(name);
+  if (options === undefined) return [];
+  return shortOptionValues(options, words).filter((given) => given.letter === letter).map(({ value }) => value);
+}
+
+/** Each value-taking letter of the groups in `words` before a `--`, with the value attached or the next word. */
+function shortOptionValues(options: ShortOptions, words: readonly (string | undefined)[]): { letter: string; value: string | undefined }[] {
+  const found: { letter: string; value: string | undefined }[] = [];
   for (let index = 0; index < words.length; index += 1) {
     const word = words[index];
     if (word === '--') break;
@@ -71,13 +90,11 @@ export function shortOptionPaths(name: string, words: readonly (string | undefin
     if (at === -1) continue;
     const letter = word[at + 1]!;
     const attached = word.slice(at + 2);
-    const value = attached !== '' ? attached : words[index + 1];
     if (attached === '') index += 1;
-    if (value === undefined) continue;
-    if (options.files.includes(letter)) paths.push(value);
-    else if (options.optionLists?.includes(letter) === true) paths.push(...optionListPaths(value));
+    if (attached === '' && index >= words.length) continue;
+    found.push({ letter, value: attached !== '' ? attached : words[index] });
   }
-  return paths;
+  return found;
 }
 
 /** The values of a comma-separated `key=value` list (`full,cssfile=/x` gives `/x`). */
