@@ -1,5 +1,5 @@
 import { ChatService, type Cluster, type LoopEvent } from '@airlock/api';
-import { ApprovalRegistry, type AnyTool, type ChatModel } from '@airlock/core';
+import { ApprovalRegistry, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { tmpdir } from 'node:os';
 import { RuleBook } from '../src/rules';
@@ -110,6 +110,22 @@ async function startWaiting(owner: Instance, sessionId: string, runId: string, t
   return { followed, approvalId: (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId };
 }
 
+/** Like ConversationModel, but a user message asks for two calls of `echo` at once: `first`, then `second`. */
+class TwoCallsModel implements ChatModel {
+  readonly name = 'two-calls';
+
+  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
+    if (request.messages.at(-1)?.role === 'user') {
+      yield { type: 'tool-call', id: 'call_1', name: 'echo', arguments: { text: 'first' } };
+      yield { type: 'tool-call', id: 'call_2', name: 'echo', arguments: { text: 'second' } };
+      yield { type: 'finish', reason: 'tool-calls' };
+      return;
+    }
+    yield { type: 'text-delta', text: 'done' };
+    yield { type: 'finish', reason: 'stop' };
+  }
+}
+
 const runRow = (db: TestDatabase, runId: string) =>
   withClient(async (client) => (await client.query<{ owner: string | null; ended_at: string | null }>(`SELECT owner, ended_at FROM ${db.schema}.runs WHERE run_id = $1`, [runId])).rows[0]);
 
@@ -148,4 +164,32 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     await followed.until(isEnd);
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
   });
+
+  it('a grant release whose claim the store did not take goes back to waiting for a person, rather than cancelling the call', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<Cluster>>;
+    const a = await instance(db, 'a', tool, 60_000, {
+      model: new TwoCallsModel(),
+      asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { source: string }).source === 'grant')).proxy,
+    });
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
+    const followed = await followUntil(a, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
+    const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+
+    // "Always allow" on the first: its grant releases the second, whose claim fails with nothing written.
+    const failed = failing.arm();
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
+    await failed;
+    await vi.waitFor(() => expect(a.chat.pending('s1').map((call) => call.approvalId)).toStrictEqual([second]), { timeout: 10_000 });
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: second!, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['first', 'second']);
+    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision, event.source])).toStrictEqual([
+      ['call_1', 'allow', 'user'],
+      ['call_2', 'allow', 'user'],
+    ]);
+  });
+
 });

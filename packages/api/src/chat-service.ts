@@ -1465,8 +1465,11 @@ export class ChatService {
           if (claim.status === 'not-found' && outcome.decision === 'allow') return { decision: 'cancel', source: 'system' };
           return outcome;
         },
-        (error: unknown): DecisionOutcome => {
+        (error: unknown): DecisionOutcome | Promise<DecisionOutcome> => {
           this.log(`Could not record the ${outcome.decision} of ${call.approvalId}: ${messageOf(error)}`);
+          // A grant's release the database could not take for now: the call waits again for a person (or its row, read
+          // back, holds the release after all). A blip does not cancel a call a person may still decide.
+          if (outcome.source === 'grant' && this.store.isUnavailable?.(error) === true) return this.waitAgain(call, run);
           // Not recorded, so not known to have won: nothing runs on it.
           return outcome.decision === 'allow' ? { decision: 'cancel', source: 'system' } : outcome;
         },
@@ -1474,9 +1477,11 @@ export class ChatService {
   }
 
   /**
-   * A call whose release by a grant found the grant revoked on another instance (not heard here yet): nothing was
-   * written, so it waits again, with its id and deadline, for a person (or a grant still in force). A decision that
-   * came meanwhile, its message finding the call no longer waiting here, is read from the store once it is back.
+   * A call whose release by a grant found the grant revoked on another instance (not heard here yet), or whose claim
+   * the database could not take for now: nothing was written, so it waits again, with its id and deadline, for a person
+   * (or a grant still in force); a claim that was written after all (its connection lost once it was sent) is read
+   * back and holds. A decision that came meanwhile, its message finding the call no longer waiting here, is read from
+   * the store once it is back.
    */
   private async waitAgain(call: PendingApproval, run: Run): Promise<DecisionOutcome> {
     const recorded = async () => (await this.store.listRunToolCalls(call.runId)).find((record) => record.approvalId === call.approvalId);
