@@ -404,6 +404,18 @@ describe('a program that prints the files it reads, named one outside the worksp
     });
   });
 
+  // A cross build installs the binary tools under its target's name (`x86_64-linux-gnu-objdump`, `arm-none-eabi-nm`):
+  // the same programs, which dumped a key and loaded a plugin under a rule for that name.
+  it('the binary tools under a cross build target name are judged as the tools are (found in review)', async () => {
+    const judge = async (rule: string, command: string) => (await evaluateRules(terminal(command), [prefix(rule)], context)).decision;
+    expect(await judge('x86_64-linux-gnu-objdump', 'x86_64-linux-gnu-objdump -s -b binary /home/me/.ssh/id_rsa')).toBe('ask');
+    expect(await judge('x86_64-linux-gnu-nm', 'x86_64-linux-gnu-nm --plugin ./p.so a.o')).toBe('ask');
+    expect(await judge('arm-none-eabi-strings', 'arm-none-eabi-strings @args.txt')).toBe('ask');
+    expect(await judge('x86_64-linux-gnu-gcc-ar', 'x86_64-linux-gnu-gcc-ar --plugin ./p.so rc lib.a a.o')).toBe('ask');
+    expect(await judge('x86_64-linux-gnu-objdump', 'x86_64-linux-gnu-objdump -d build/a.o')).toBe('allow');
+    expect(await judge('arm-none-eabi-nm', 'arm-none-eabi-nm -C build/app.elf')).toBe('allow');
+  });
+
   // `ug` is ugrep reading a `.ugrep` config of the working folder (or the home folder) by itself, whose `filter=`,
   // `pager=` and `view=` lines run commands: a call may have written one in the workspace just before.
   it('ug and ug+, which load a .ugrep config by themselves, are exact-only, and ugrep+ is judged as ugrep (found in review)', async () => {

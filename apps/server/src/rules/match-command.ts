@@ -511,9 +511,18 @@ export function installedNames(name: string): ReadonlySet<string> {
   return names;
 }
 
-/** The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`). */
+/**
+ * The binary tools as a cross build installs them, named for its target (`x86_64-linux-gnu-objdump`,
+ * `arm-none-eabi-nm`, `x86_64-linux-gnu-gcc-ar`): the same programs, with the same options (found in review).
+ */
+const TARGET_BINARY_TOOL = /^[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-(nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\+\+filt|elfedit)$/;
+
+/**
+ * The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`), a tool
+ * under a cross build's name as the tool.
+ */
 function programName(name: string): string {
-  return PROGRAM_ALIASES.get(name) ?? (isPrefixedMake(name) ? 'make' : name);
+  return PROGRAM_ALIASES.get(name) ?? (isPrefixedMake(name) ? 'make' : TARGET_BINARY_TOOL.exec(name)?.[1] ?? name);
 }
 
 /**
