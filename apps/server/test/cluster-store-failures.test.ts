@@ -181,14 +181,16 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const failed = failing.arm();
     await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
     await failed;
-    await vi.waitFor(() => expect(a.chat.pending('s1').map((call) => call.approvalId)).toStrictEqual([second]), { timeout: 10_000 });
-    await expect(a.chat.confirm({ sessionId: 's1', approvalId: second!, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    // Back to waiting for a person, or released again by the grant, still in force: not cancelled either way.
+    const waitingAgain = () => a.chat.pending('s1').some((call) => call.approvalId === second);
+    await vi.waitFor(() => expect(waitingAgain() || calls.includes('second')).toBe(true), { timeout: 10_000 });
+    if (waitingAgain()) await a.chat.confirm({ sessionId: 's1', approvalId: second!, decision: 'allow' });
 
     await followed.until(isEnd);
     expect(calls).toStrictEqual(['first', 'second']);
-    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision, event.source])).toStrictEqual([
-      ['call_1', 'allow', 'user'],
-      ['call_2', 'allow', 'user'],
+    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision])).toStrictEqual([
+      ['call_1', 'allow'],
+      ['call_2', 'allow'],
     ]);
   });
 
