@@ -553,18 +553,33 @@ describe('the open files of a sandboxed call', () => {
 
 describe('--tool-max-open-files above the server’s own limit', () => {
   const HARD = 4096;
+  const skipped = 'skip' in who ? ` (skipped: ${who.skip})` : '';
+
+  /** A workspace (owned by the limited user, when the tests have one) and the settings each server here starts with. */
+  async function openFilesSetUp() {
+    const user = 'user' in who ? who.user : undefined;
+    const folder = await tempFolder();
+    const fake = await startFakeOpenAIServer();
+    const workspace = path.join(folder.path, 'ws');
+    await mkdir(workspace);
+    if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+    return {
+      user,
+      fake,
+      args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'],
+      env: { PATH: TOOL_PATH, HOME: folder.path },
+      [Symbol.asyncDispose]: async () => {
+        await fake[Symbol.asyncDispose]();
+        await folder[Symbol.asyncDispose]();
+      },
+    };
+  }
 
   test.skipIf('skip' in who)(
-    `given, stops start-up naming both; by default, the server says the limit its calls get${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    `given, stops start-up naming both${skipped}`,
     async () => {
-      const user = 'user' in who ? who.user : undefined;
-      await using folder = await tempFolder();
-      await using fake = await startFakeOpenAIServer();
-      const workspace = path.join(folder.path, 'ws');
-      await mkdir(workspace);
-      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
-      const args = ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'];
-      const env = { PATH: TOOL_PATH, HOME: folder.path };
+      await using setUp = await openFilesSetUp();
+      const { user, args, env } = setUp;
       // Given above it: the calls would get the server's limit, not the one asked for.
       const refused = spawn('/bin/sh', ['-c', `ulimit -n ${HARD} && exec "$0" "$@"`, process.execPath, LAUNCHER, '--port', '0', ...args, '--tool-max-open-files', String(2 * HARD)], {
         env,
@@ -585,12 +600,27 @@ describe('--tool-max-open-files above the server’s own limit', () => {
       );
       expect(said).not.toContain('running at');
       await vi.waitFor(() => expect(code).toBe(1), { timeout: 10_000 });
-      {
-        // Given at it, it runs and its calls get it.
-        await using server = await launch({ env, args: [...args, '--tool-max-open-files', String(HARD)], openFiles: HARD, ...(user === undefined ? {} : { user }) });
-        expect(server.output()).not.toContain('--tool-max-open-files');
-        expect(await allowedCall(server, fake, 'ulimit -Hn')).toMatchObject({ outcome: 'executed', result: `${HARD}\nexit code: 0` });
-      }
+    },
+    120_000,
+  );
+
+  test.skipIf('skip' in who)(
+    `given at it, runs, and its calls get it${skipped}`,
+    async () => {
+      await using setUp = await openFilesSetUp();
+      const { user, args, env, fake } = setUp;
+      await using server = await launch({ env, args: [...args, '--tool-max-open-files', String(HARD)], openFiles: HARD, ...(user === undefined ? {} : { user }) });
+      expect(server.output()).not.toContain('--tool-max-open-files');
+      expect(await allowedCall(server, fake, 'ulimit -Hn')).toMatchObject({ outcome: 'executed', result: `${HARD}\nexit code: 0` });
+    },
+    120_000,
+  );
+
+  test.skipIf('skip' in who)(
+    `by default, the server says the limit its calls get${skipped}`,
+    async () => {
+      await using setUp = await openFilesSetUp();
+      const { user, args, env, fake } = setUp;
       // Not given, the default above it: the server says what its calls get.
       await using server = await launch({ env, args, openFiles: 512, ...(user === undefined ? {} : { user }) });
       expect(server.output()).toContain(
