@@ -78,6 +78,28 @@ function failingOnce<Target extends object>(target: Target, method: keyof Target
   return { proxy, arm: () => new Promise<void>((resolve) => (failed = resolve)) };
 }
 
+/** The store, except that while `down` is set its reads of run events fail as with the database gone; `failures` counts them. */
+function eventReadsDown(store: PostgresStore): { store: PostgresStore; down: boolean; failures: number } {
+  const outage = {
+    down: false,
+    failures: 0,
+    store: new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        if (key !== 'loadEvents') return bound;
+        return (...args: unknown[]) => {
+          if (!outage.down) return bound(...args);
+          outage.failures++;
+          return Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' }));
+        };
+      },
+    }),
+  };
+  return outage;
+}
+
 /** Follows a run on one instance, as a client's subscription does, until the first event matching. */
 async function followUntil(on: Instance, sessionId: string, runId: string, match: (event: LoopEvent) => boolean): Promise<{ events: LoopEvent[]; until: (match: (event: LoopEvent) => boolean) => Promise<LoopEvent> }> {
   expect(await on.chat.attachable(sessionId, runId)).toBe(true);
@@ -192,6 +214,31 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
       ['call_1', 'allow'],
       ['call_2', 'allow'],
     ]);
+  });
+
+  it('a run followed on B whose reads failed while it ended is read again once they work: its clients on B see its end', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 300);
+    let outage!: ReturnType<typeof eventReadsDown>;
+    const b = await instance(db, 'b', tool, 300, { asStore: (store) => (outage = eventReadsDown(store)).store });
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'followed');
+    const onB = await followUntil(b, 's1', 'r1', waitingStart);
+
+    // B's reads of the run's events fail while A runs the call and ends the run; B hears of its end all the same.
+    outage.down = true;
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
+    await onA.until(isEnd);
+    await vi.waitFor(() => expect(b.chat.listSessions().find((session) => session.sessionId === 's1')?.activeRunId).toBeNull(), { timeout: 10_000 });
+    expect(outage.failures).toBeGreaterThan(0);
+    outage.down = false;
+
+    let endedOnB = false;
+    void onB.until(isEnd).then(() => (endedOnB = true), () => undefined);
+    await vi.waitFor(() => expect(endedOnB).toBe(true), { timeout: 10_000 });
+    expect(onB.events).toStrictEqual(onA.events);
+    await vi.waitFor(() => expect(b.chat.isRunActive('r1')).toBe(false), { timeout: 10_000 });
+    expect(calls).toStrictEqual(['followed']);
   });
 
 });

@@ -329,6 +329,8 @@ interface Run {
   /** Followed from the store: the seq of the last of its stored events left out as damaged, 0 for none (see readRemoteEvents). */
   leftOutAt: number;
   readAgain: boolean;
+  /** Followed from the store: its last read failed (not on a damaged record), and it is read again at the next scan. */
+  readFailed: boolean;
   /** The last seq its owner announced as written (Infinity: unknown, read to the end); see readRemoteEvents. */
   readTo: number;
   /**
@@ -1509,7 +1511,10 @@ export class ChatService {
     // Leases are renewed well before they run out; runs whose owner stopped renewing are looked for as often. Both are
     // off the path of events and decisions, which are woken by messages.
     const renew = setInterval(() => void this.renewLeases(), renewalIntervalMs(cluster.leaseMs));
-    const scan = setInterval(() => void this.takeOver(), Math.max(20, Math.floor(cluster.leaseMs / 2)));
+    const scan = setInterval(() => {
+      void this.takeOver();
+      this.readFollowedAgain();
+    }, Math.max(20, Math.floor(cluster.leaseMs / 2)));
     renew.unref?.();
     scan.unref?.();
     return {
@@ -1749,10 +1754,13 @@ export class ChatService {
       return;
     }
     run.reading = true;
+    run.readFailed = false;
     try {
       do {
         run.readAgain = false;
-        if (run.log.size < run.readTo) {
+        // A pass reads no further than what was stored as it began: an owner writing on announces the rest.
+        const readTo = Number.isFinite(run.readTo) ? run.readTo : await this.store.lastEventSeq(run.runId);
+        if (run.log.size < readTo) {
           for await (const page of this.storedPages(run.runId, run.log, (record, seq) => this.leftOutFollowed(run, record, seq))) {
             // This instance may have taken the run over meanwhile: then it writes the log itself.
             if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
@@ -1761,7 +1769,9 @@ export class ChatService {
               this.endFollowed(run);
               return;
             }
-            if (run.log.size === page.from || run.log.size >= run.readTo) break;
+            if (run.log.size === page.from || run.log.size >= readTo) break;
+            // Many runs followed here are read a page each in turn, not one whole run after another.
+            await nextTurnOfEventLoop();
           }
         }
         // Its last event read was left out as damaged: it may have been its run-end, which would have closed the log.
@@ -1775,8 +1785,48 @@ export class ChatService {
         // All that was announced is read (or all there is): a later message says how far to read next.
         if (!run.readAgain) run.readTo = run.log.size;
       } while (run.readAgain);
+    } catch (error) {
+      if (this.store.damagedRecord?.(error) !== undefined) throw error;
+      // Its owner's messages may say nothing more (it has ended): read again at the next scan (see readFollowedAgain).
+      run.readFailed = true;
+      this.log(`Could not read run ${run.runId}, followed here: ${messageOf(error)}; read again shortly`);
     } finally {
       run.reading = false;
+    }
+  }
+
+  /** Reads again, at each scan, the runs followed here whose last read failed. */
+  private readFollowedAgain(): void {
+    for (const run of this.runs.values()) {
+      if (run.remote && run.readFailed && !run.reading) void this.catchUpFollowed(run);
+    }
+  }
+
+  /**
+   * Reads a run followed here as far as it is stored. Its chat is read again once it ended here (the change that said
+   * so may have come while it was still this instance's, or been read before its end could be); one whose rows are
+   * gone (its chat deleted elsewhere) is ended for its clients here, not left waiting. A read that fails marks the run,
+   * read again at the next scan.
+   */
+  private async catchUpFollowed(run: Run): Promise<void> {
+    try {
+      await this.readRemoteEvents(run);
+      if (run.readFailed) return;
+      const session = this.sessions.get(run.sessionId);
+      if (run.remote) {
+        if ((await this.store.getRun(run.runId)) !== undefined) return;
+        run.remote = false;
+        if (session?.remoteRunId === run.runId) session.remoteRunId = null;
+        endDeleted(run);
+        this.forgetLater(run.runId);
+        // The chat went with it: it is forgotten here now.
+        await this.refreshSession(run.sessionId, true);
+      } else if (session?.remoteRunId === run.runId) {
+        await this.refreshSession(run.sessionId, true);
+      }
+    } catch (error) {
+      if (run.remote && this.store.damagedRecord?.(error) === undefined) run.readFailed = true;
+      this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`);
     }
   }
 
@@ -1807,24 +1857,9 @@ export class ChatService {
     run.lost = false;
     session.remoteRunId = run.runId;
     this.notify({ type: 'session-changed', session: summary(session) });
-    const follow = async () => {
-      await this.readRemoteEvents(run);
-      // Lost because its rows are gone (the session was deleted elsewhere): there is nothing more to follow, and
-      // whoever follows it here is told it ended, not left waiting.
-      if (run.remote && (await this.store.getRun(run.runId)) === undefined) {
-        run.remote = false;
-        session.remoteRunId = null;
-        endDeleted(run);
-        this.forgetLater(run.runId);
-        // The chat went with it, and this instance heard so while the run was still its own: it is forgotten now.
-        await this.refreshSession(run.sessionId, true);
-      } else if (!run.remote && session.remoteRunId === run.runId) {
-        // It ended elsewhere already, and the message saying so came while the run was still this instance's (and
-        // was read as such): the chat is read again, or it would be shown running here until another change.
-        await this.refreshSession(run.sessionId, true);
-      }
-    };
-    follow().catch((error: unknown) => this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`));
+    // Lost because its rows are gone (the session deleted elsewhere, heard while the run was still this instance's),
+    // or ended elsewhere already: its clients here, and the chat, are told (see catchUpFollowed).
+    void this.catchUpFollowed(run);
   }
 
   /** Takes over the runs no live instance holds, and resumes them here. Answers how many resumed. One scan at a time. */
@@ -2186,6 +2221,7 @@ export class ChatService {
       lost: false,
       reading: false,
       readAgain: false,
+      readFailed: false,
       readTo: 0,
       afterPause: false,
       pausedBecause: undefined,
