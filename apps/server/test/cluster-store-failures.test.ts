@@ -1,4 +1,4 @@
-import { ChatService, type Cluster, type LoopEvent } from '@airlock/api';
+import { ChatService, type Cluster, type ClusterMessage, type LoopEvent } from '@airlock/api';
 import { ApprovalRegistry, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { tmpdir } from 'node:os';
@@ -241,4 +241,51 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(calls).toStrictEqual(['followed']);
   });
 
+  it('resyncs heard while one is read are merged: one pass at a time, and one more after it for all of them', async () => {
+    const db = await cleanups.database();
+    const { tool } = recordingTool();
+    const listeners = new Set<(message: ClusterMessage) => void>();
+    let grantReads = 0;
+    const b = await instance(db, 'b', tool, 60_000, {
+      asStore: (store) =>
+        new Proxy(store, {
+          get(target, key) {
+            const value: unknown = Reflect.get(target, key, target);
+            if (typeof value !== 'function') return value;
+            const bound = (value as (...args: unknown[]) => unknown).bind(target);
+            if (key !== 'listGrants') return bound;
+            return (...args: unknown[]) => {
+              grantReads++;
+              return bound(...args);
+            };
+          },
+        }),
+      asCluster: (store) =>
+        new Proxy(store, {
+          get(target, key) {
+            if (key === 'subscribe') {
+              return (listener: (message: ClusterMessage) => void) => {
+                listeners.add(listener);
+                const stop = store.subscribe(listener);
+                return () => {
+                  listeners.delete(listener);
+                  stop();
+                };
+              };
+            }
+            const value: unknown = Reflect.get(target, key, target);
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+          },
+        }),
+    });
+    await b.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'a chat' });
+    const read = grantReads;
+
+    // Fifty reconnections at once: a pass begins with the grants, read as the first resync is heard.
+    for (let resync = 0; resync < 50; resync++) for (const listener of listeners) listener({ type: 'resync' });
+    expect(grantReads - read).toBe(1);
+    // The ones heard while it read are read by one more pass, after it.
+    await vi.waitFor(() => expect(grantReads - read).toBe(2), { timeout: 10_000 });
+    expect(b.chat.listSessions().map((session) => session.sessionId)).toStrictEqual(['s1']);
+  });
 });

@@ -516,6 +516,9 @@ export class ChatService {
   private clusterWork: { stop: () => void } | undefined;
   private takingOver: Promise<void> | undefined;
   private takeOverAgain = false;
+  /** A re-read after a resync is under way, and another resync was heard meanwhile (see resync). */
+  private resyncing = false;
+  private resyncAgain = false;
   /** Runs paused because the store could not take their writes, by run id (see pause). */
   private readonly paused = new Map<string, PausedRun>();
   /** The wait before the next try to take up a paused run, kept until the run ends: a run paused again waits longer. */
@@ -1586,24 +1589,55 @@ export class ChatService {
       case 'rules':
       case 'settings':
         return;
-      case 'resync': {
-        // Messages may have been missed: read again the grants (first: a revoke missed meanwhile stops allowing here
-        // before anything slower is read), the list of sessions, what is followed here and the decisions of calls
-        // waiting here. A chat with a run elsewhere may have had calls start or stop waiting meanwhile: its watchers
-        // read its waiting list again.
-        await this.resyncGrants();
-        for (const stored of await this.store.listSessions()) {
-          const session = await this.refreshSession(stored.sessionId, true);
-          if (session?.remoteRunId) this.announceWaitingChange(stored.sessionId);
-        }
-        for (const run of [...this.runs.values()]) {
-          if (run.remote) await this.readRemoteEvents(run);
-          else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
-        }
-        await this.takeOver();
+      case 'resync':
+        this.resync();
         return;
-      }
     }
+  }
+
+  /**
+   * Reads again what messages may have missed, one pass at a time: the resyncs heard while a pass reads are merged
+   * into one more pass after it (each reconnection would otherwise read every chat again, all at once). A pass that
+   * fails is tried again a renewal interval later.
+   */
+  private resync(): void {
+    if (this.resyncing) {
+      this.resyncAgain = true;
+      return;
+    }
+    this.resyncing = true;
+    void (async () => {
+      let failed: boolean;
+      do {
+        this.resyncAgain = false;
+        try {
+          await this.resyncPass();
+          failed = false;
+        } catch (error) {
+          failed = true;
+          this.log(`Could not apply a change from another instance (resync): ${messageOf(error)}`);
+        }
+      } while (this.resyncAgain && !this.closing);
+      this.resyncing = false;
+      const cluster = this.options.cluster;
+      if (failed && cluster && !this.closing) setTimeout(() => this.resync(), renewalIntervalMs(cluster.leaseMs)).unref?.();
+    })();
+  }
+
+  private async resyncPass(): Promise<void> {
+    // Read again the grants (first: a revoke missed meanwhile stops allowing here before anything slower is read), the
+    // list of sessions, what is followed here and the decisions of calls waiting here. A chat with a run elsewhere may
+    // have had calls start or stop waiting meanwhile: its watchers read its waiting list again.
+    await this.resyncGrants();
+    for (const stored of await this.store.listSessions()) {
+      const session = await this.refreshSession(stored.sessionId, true);
+      if (session?.remoteRunId) this.announceWaitingChange(stored.sessionId);
+    }
+    for (const run of [...this.runs.values()]) {
+      if (run.remote) await this.readRemoteEvents(run);
+      else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
+    }
+    await this.takeOver();
   }
 
   /**
