@@ -170,6 +170,27 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(calls).toStrictEqual(['orphan']);
   });
 
+  it('a takeover that sets aside a damaged run and fails to record its end gives the run up, and the next claim ends it', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 300);
+    let failing!: ReturnType<typeof failingOnce<PostgresStore>>;
+    await instance(db, 'b', tool, 300, { asStore: (store) => (failing = failingOnce(store, 'endRun')).proxy });
+    await startWaiting(a, 's1', 'r1', 'damaged');
+    await withClient(async (client) => {
+      const damaged = await client.query(`UPDATE ${db.schema}.events SET json = '{"type":"run-start","runId":5}' WHERE run_id = 'r1' AND seq = 1`);
+      expect(damaged.rowCount).toBe(1);
+    });
+
+    // A dies; B claims its run, finds it damaged, and the write of its end fails.
+    const failed = failing.arm();
+    await a.crash();
+    await failed;
+
+    await vi.waitFor(async () => expect((await runRow(db, 'r1'))?.ended_at).not.toBeNull(), { timeout: 10_000 });
+    expect(calls).toStrictEqual([]);
+  });
+
   it('an allow made on B whose read on the owner A fails once is read again: the call runs, not at its deadline', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
