@@ -1,4 +1,4 @@
-import { isPlainObject, MAX_TOOL_CALLS_PER_TURN, type ModelPart, type TokenUsage } from '@airlock/core';
+import { canonicalJson, isPlainObject, MAX_TOOL_CALLS_PER_TURN, type ModelPart, type TokenUsage } from '@airlock/core';
 import { z } from 'zod';
 import { JsonObjectTracker } from './json-object-tracker';
 
@@ -370,6 +370,10 @@ export class OpenAIChunkReader {
         this.possibleStart = named ? name : held;
         return undefined;
       }
+      // The last call's whole arguments sent again with no name (as an object, or as text holding the same object) are
+      // no call: a server may resend a call's arguments whole once they are complete, and read as a new call it made one
+      // of no name. With a name, it may be a second call of the same arguments.
+      if (anonymous && !named && (text === undefined || last.text.closed) && repeatsArguments(last.arguments, piece)) return undefined;
       const begun = text === undefined || last.text.begun;
       const anotherName =
         anonymous &&
@@ -379,7 +383,9 @@ export class OpenAIChunkReader {
         (text === undefined || (name === last.name ? last.text.closed : begun || !name.startsWith(last.name)));
       // Joined, two whole objects are never JSON, so no call that would read is split.
       // An object sent after whole arguments is another call's too: taken as the last call's, it replaced them under its name.
-      const anotherObject = (text === undefined || last.text.closed) && (typeof piece === 'string' ? text !== undefined && piece.trimStart().startsWith('{') : piece !== undefined);
+      // Text that opens an object after arguments sent as an object is another call's too: taken as the last call's, it
+      // replaced them.
+      const anotherObject = (text === undefined || last.text.closed) && (typeof piece === 'string' ? piece.trimStart().startsWith('{') : piece !== undefined);
       // A call's first piece carries its name: one with another id and none goes on with the last call, as at an index.
       const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
       if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) return this.lastIndex;
@@ -392,6 +398,21 @@ export class OpenAIChunkReader {
     while (this.calls.has(next)) next++;
     return next;
   }
+}
+
+/** Whether `piece` holds the same arguments as a call's whole ones (`held`: text that is a whole object, or an object). */
+function repeatsArguments(held: string | Record<string, unknown>, piece: string | Record<string, unknown> | undefined): boolean {
+  if (piece === undefined) return false;
+  const whole = (value: string | Record<string, unknown>): unknown => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const [before, again] = [whole(held), whole(piece)];
+  return isPlainObject(before) && isPlainObject(again) && canonicalJson(before) === canonicalJson(again);
 }
 
 /**

@@ -917,6 +917,40 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads argument text opening an object with neither an index, an id nor a name, after the last call\'s arguments sent as an object, as a call of its own, not as that call\'s (found in review)', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const server = await rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: '{"path":"/etc/shadow"}' })}\n\n${end}`]);
+      try {
+        expect(await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal))).toStrictEqual([
+          { type: 'tool-call', id: '', name: 'read_file', arguments: { path: 'a' } },
+          { type: 'tool-call', id: '', name: '', arguments: '{"path":"/etc/shadow"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('reads the last call\'s whole arguments sent again with neither an index, an id nor a name, as an object or as text, as that call once, not as a call of no name (found in review)', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const servers = await Promise.all([
+        rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: { path: 'a' } })}\n\n${end}`]),
+        rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: '{ "path": "a" }' })}\n\n${end}`]),
+      ]);
+      try {
+        for (const server of servers) {
+          const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+          expect(parts).toHaveLength(2);
+          expect(parts[0]).toStrictEqual({ type: 'tool-call', id: '', name: 'read_file', arguments: { path: 'a' } });
+          expect(parts[1]).toStrictEqual({ type: 'finish', reason: 'tool-calls' });
+        }
+      } finally {
+        await Promise.all(servers.map((server) => server.close()));
+      }
+    });
+
     it('reads each whole call of a server that sends calls with neither an index nor an id as a call of its own', async () => {
       const whole = (name: string, args: string | Record<string, unknown>) => ({ type: 'function', function: { name, arguments: args } });
       const server = await rawServer([
