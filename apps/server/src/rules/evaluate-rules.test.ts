@@ -453,6 +453,17 @@ describe('what a prefix rule does not cover', () => {
       ['gcc-nm', 'gcc-nm --plugin ./p.so a.o'],
       ['gcc-ar', 'gcc-ar --plugin ./p.so rc lib.a a.o'],
       ['gcc-ranlib', 'gcc-ranlib --plugin ./p.so lib.a'],
+      // Under the versioned names a distribution installs (gcc-ar-12 and its cross builds'), which ran it too.
+      ['gcc-ar-12', 'gcc-ar-12 --plugin ./p.so rcs x.a a.o'],
+      ['gcc-nm-12', 'gcc-nm-12 --plugin ./p.so a.o'],
+      ['gcc-ranlib-12', 'gcc-ranlib-12 --plugin ./p.so x.a'],
+      ['x86_64-linux-gnu-gcc-ar-12', 'x86_64-linux-gnu-gcc-ar-12 --plugin ./p.so rcs x.a a.o'],
+      ['x86_64-linux-gnu-gcc-nm-12', 'x86_64-linux-gnu-gcc-nm-12 --plugin ./p.so a.o'],
+      // The linker loads its -plugin too (checked with the real ld).
+      ['ld', 'ld -plugin ./p.so a.o'],
+      ['ld', 'ld --plugin=./p.so a.o'],
+      ['ld.bfd', 'ld.bfd -plugin ./p.so a.o'],
+      ['x86_64-linux-gnu-ld', 'x86_64-linux-gnu-ld -plugin ./p.so a.o'],
     ] as const) {
       expect(await decided(line, [prefix(token)]), line).toBe('ask');
     }
@@ -462,6 +473,8 @@ describe('what a prefix rule does not cover', () => {
       ['ar', 'ar t lib.a'],
       ['ranlib', 'ranlib lib.a'],
       ['gcc-nm', 'gcc-nm a.o'],
+      ['gcc-nm-12', 'gcc-nm-12 a.o'],
+      ['ld', 'ld -o a.out a.o'],
     ] as const) {
       expect(await decided(line, [prefix(token)]), line).toBe('allow');
     }

@@ -287,6 +287,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // before its key letters too.
   ...['nm', 'ranlib', 'gcc-nm', 'gcc-ranlib'].map((binutil): [string, CodeOptions] => [binutil, { options: ['--plugin'] }]),
   ...['ar', 'gcc-ar'].map((ar): [string, CodeOptions] => [ar, { options: ['--plugin'], endOfOptions: 'never' }]),
+  // The linker loads its `-plugin` (`--plugin`) too (`ld -plugin ./p.so a.o` ran its constructor; found in review).
+  ...['ld', 'ld.bfd', 'ld.gold'].map((ld): [string, CodeOptions] => [ld, { options: ['-plugin', '--plugin'] }]),
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
@@ -513,9 +515,12 @@ export function installedNames(name: string): ReadonlySet<string> {
 
 /**
  * The binary tools as a cross build installs them, named for its target (`x86_64-linux-gnu-objdump`,
- * `arm-none-eabi-nm`, `x86_64-linux-gnu-gcc-ar`): the same programs, with the same options (found in review).
+ * `arm-none-eabi-nm`, `x86_64-linux-gnu-gcc-ar`), and GCC's wrappers and the linker under the versioned names a
+ * distribution installs (`gcc-ar-12`, `x86_64-linux-gnu-gcc-nm-12`): the same programs, with the same options
+ * (found in review).
  */
-const TARGET_BINARY_TOOL = /^[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-(nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\+\+filt|elfedit)$/;
+const TARGET_BINARY_TOOL =
+  /^(?:[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-)?(gcc-(?:nm|ar|ranlib)(?=-\d)|(?<=-)(?:nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\+\+filt|elfedit|ld(?:\.bfd|\.gold)?))(?:-\d+(?:\.\d+)*)?$/;
 
 /**
  * The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`), a tool
