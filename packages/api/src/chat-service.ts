@@ -2891,11 +2891,25 @@ export class ChatService {
           this.grantStored(queued.input);
           this.reportStored(queued.event);
           if (queued.show) run.log.append(queued.event);
+          this.storeHoldSinceQueued(run, queued.input.ledger);
         }
       }
     } catch (error) {
       run.writeFailure = error;
     }
+  }
+
+  /**
+   * A call held to exact grants while its start was being written (the rules changed, or could not be read, as it was
+   * put up): the start went in without the hold, which found no row to mark then. It is marked now, at once, so no
+   * restart or other instance reads the call as one any grant of its tool releases; should this write fail, the
+   * judge's own, tried again until the store keeps it, follows.
+   */
+  private storeHoldSinceQueued(run: Run, ledger: LedgerChange | undefined): void {
+    if (ledger?.kind !== 'start' || ledger.exactGrantsOnly === true || ledger.approvalId === '') return;
+    const held = this.options.registry.listPending(run.sessionId).find((call) => call.approvalId === ledger.approvalId && call.exactGrantsOnly === true);
+    if (held === undefined) return;
+    this.store.requireExactGrants(run.runId, ledger.toolCallId, held.askedBecause).catch(() => undefined);
   }
 
   /** Waits until every queued event is stored; throws what stopped a write. */

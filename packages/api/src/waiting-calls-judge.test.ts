@@ -87,7 +87,7 @@ describe('a waiting call the changed rules could not judge again', () => {
 });
 
 describe('the hold of a call judged before its start was stored', () => {
-  it('reaches the store once the start is there: the ledger row of a call held while its start was being written says so too (found in review)', async () => {
+  it('reaches the store with the start: the ledger row of a call held while its start was being written says so from the moment it is there (found in review)', async () => {
     const { rules, state, change } = damageableRules();
     const ran: string[] = [];
     // Every write holding a call's start waits until `written` is resolved.
@@ -117,8 +117,16 @@ describe('the hold of a call judged before its start was stored', () => {
     await vi.waitFor(() => expect(chat.pending('s').map((call) => call.exactGrantsOnly)).toStrictEqual([true]), { timeout: 10_000 });
     written.resolve();
 
-    // What a restart, or another instance, reads of the call holds it too.
-    await vi.waitFor(async () => expect((await store.listRunToolCalls('r1')).map((call) => [call.toolCallId, call.decision, call.exactGrantsOnly])).toStrictEqual([[expect.any(String), null, true]]), { timeout: 10_000 });
+    // What a restart, or another instance, reads of the call holds it too, from the moment its row is there.
+    const [firstSeen] = await vi.waitFor(
+      async () => {
+        const rows = await store.listRunToolCalls('r1');
+        expect(rows).toHaveLength(1);
+        return rows;
+      },
+      { timeout: 10_000, interval: 1 },
+    );
+    expect([firstSeen!.decision, firstSeen!.exactGrantsOnly, firstSeen!.askedBecause?.ruleId]).toStrictEqual([null, true, UNJUDGED]);
     expect(ran).toStrictEqual([]);
   });
 });
