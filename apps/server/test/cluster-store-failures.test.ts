@@ -27,6 +27,8 @@ interface InstanceOptions {
   asStore?: (store: PostgresStore) => PostgresStore;
   /** The model. Default a ConversationModel calling `echo` once per message. */
   model?: ChatModel;
+  /** What the chat service asks for its model each time. Default one answering `model`. */
+  models?: (model: ChatModel) => () => ChatModel;
 }
 
 async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: number, options: InstanceOptions = {}): Promise<Instance> {
@@ -34,7 +36,7 @@ async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: 
   const model = options.model ?? new ConversationModel('echo', 'text');
   const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: options.models?.(model) ?? (() => model), tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
   let stopped = false;
   cleanups.push(async () => {
     if (stopped) return;
@@ -168,6 +170,28 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
 
     await vi.waitFor(async () => expect((await runRow(db, 'r1'))?.ended_at).not.toBeNull(), { timeout: 20_000 });
     expect(calls).toStrictEqual(['orphan']);
+  });
+
+  it('a takeover whose resume fails after it put the waiting calls back lets them go with the run: the next claim resumes it, and an allow made then runs its call (found in review)', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 300);
+    // B's first resume fails as its loop is made, once the run's waiting call is back in its registry.
+    let failures = 0;
+    const b = await instance(db, 'b', tool, 300, {
+      models: (model) => () => {
+        if (failures++ === 0) throw new Error('the model could not be made');
+        return model;
+      },
+    });
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'resumed again');
+
+    await a.crash();
+    await vi.waitFor(() => expect(failures).toBeGreaterThan(1), { timeout: 20_000 });
+    await vi.waitFor(async () => expect(b.chat.pending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]), { timeout: 20_000 });
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await vi.waitFor(async () => expect((await runRow(db, 'r1'))?.ended_at).not.toBeNull(), { timeout: 20_000 });
+    expect(calls).toStrictEqual(['resumed again']);
   });
 
   it('a takeover that sets aside a damaged run and fails to record its end gives the run up, and the next claim ends it', async () => {

@@ -2412,46 +2412,53 @@ export class ChatService {
     const restored: string[] = [];
     // Calls run in the model's order: one could have started only if every call before it had ended.
     let earlierEnded = true;
-    const calls = unfinished.map((call): ResumedCall => {
-      const record = records.get(call.id);
-      const couldHaveStarted = earlierEnded;
-      earlierEnded &&= record !== undefined && record.outcome !== null;
-      if (!record) return { call, state: 'new' };
-      if (record.outcome !== null && record.result !== null) {
-        const ended = { call, state: 'ended' as const, outcome: record.outcome, result: record.result };
-        return record.cut === null ? ended : { ...ended, cut: record.cut };
-      }
-      const decidedUnseen = record.decision !== null && !decisionEvents.has(call.id) && record.approvalId !== '';
-      if (record.decision === null || decidedUnseen) {
-        if (record.approvalId === '') return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
-        const ticket = this.options.registry.restore(approvalOf(record), decidedUnseen ? recordedOutcome(record) : undefined);
-        if (!decidedUnseen) restored.push(record.approvalId);
-        return { call, state: 'waiting', ticket };
-      }
-      const neverStarted = !couldHaveStarted || inLine.has(call.id);
-      if (record.decision === 'allow' && neverStarted && record.approvalId !== '') {
-        // Allowed out of order (a later call decided first), or still in line for a place: it never started, and
-        // runs at its turn.
-        const outcome = recordedOutcome(record);
-        return { call, state: 'decided', ticket: this.options.registry.restore(approvalOf(record), outcome), outcome };
-      }
-      // Let through by a grant, a rule or confirmation off, and still in line: it is not run now without being asked.
-      if (record.decision === 'allow' && neverStarted) return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
-      // Stopped by a pause, not by the server: its end could not be stored.
-      if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: paused === undefined ? toolResultText.interrupted(call.name) : toolResultText.endNotStored(call.name) };
-      return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
-    });
-    const executed = [...records.values()].filter((record) => record.outcome === 'executed');
-    const executedCallIds = executed.map((record) => record.toolCallId);
-    // An edited call ran as edited: that is what a call of the model's repeats, not the proposal the person changed.
-    const executedEdits = new Map(executed.flatMap((record) => (record.editedArguments === null ? [] : [[record.toolCallId, record.editedArguments] as const])));
-    const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds, ...(executedEdits.size === 0 ? {} : { executedEdits }) };
-    const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: { ...limits, ...definedOnly(stored.options) }, resume });
-    // Stopped by a person while no instance held it (its owner had died), or while it was paused: it ends here as
-    // cancelled, running nothing.
-    run.stopAsked ||= paused?.run.stopAsked === true;
-    if (stored.cancelRequested === true || run.stopAsked) run.cancellation.cancel();
-    this.attachRun(session, run, loop);
+    // The waiting calls are put back in the registry from here on: should the run not be attached (its loop could not
+    // be made), they go with it, or every later claim of the run failed on a call "already pending" and gave it up.
+    try {
+      const calls = unfinished.map((call): ResumedCall => {
+        const record = records.get(call.id);
+        const couldHaveStarted = earlierEnded;
+        earlierEnded &&= record !== undefined && record.outcome !== null;
+        if (!record) return { call, state: 'new' };
+        if (record.outcome !== null && record.result !== null) {
+          const ended = { call, state: 'ended' as const, outcome: record.outcome, result: record.result };
+          return record.cut === null ? ended : { ...ended, cut: record.cut };
+        }
+        const decidedUnseen = record.decision !== null && !decisionEvents.has(call.id) && record.approvalId !== '';
+        if (record.decision === null || decidedUnseen) {
+          if (record.approvalId === '') return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
+          const ticket = this.options.registry.restore(approvalOf(record), decidedUnseen ? recordedOutcome(record) : undefined);
+          if (!decidedUnseen) restored.push(record.approvalId);
+          return { call, state: 'waiting', ticket };
+        }
+        const neverStarted = !couldHaveStarted || inLine.has(call.id);
+        if (record.decision === 'allow' && neverStarted && record.approvalId !== '') {
+          // Allowed out of order (a later call decided first), or still in line for a place: it never started, and
+          // runs at its turn.
+          const outcome = recordedOutcome(record);
+          return { call, state: 'decided', ticket: this.options.registry.restore(approvalOf(record), outcome), outcome };
+        }
+        // Let through by a grant, a rule or confirmation off, and still in line: it is not run now without being asked.
+        if (record.decision === 'allow' && neverStarted) return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
+        // Stopped by a pause, not by the server: its end could not be stored.
+        if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: paused === undefined ? toolResultText.interrupted(call.name) : toolResultText.endNotStored(call.name) };
+        return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
+      });
+      const executed = [...records.values()].filter((record) => record.outcome === 'executed');
+      const executedCallIds = executed.map((record) => record.toolCallId);
+      // An edited call ran as edited: that is what a call of the model's repeats, not the proposal the person changed.
+      const executedEdits = new Map(executed.flatMap((record) => (record.editedArguments === null ? [] : [[record.toolCallId, record.editedArguments] as const])));
+      const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds, ...(executedEdits.size === 0 ? {} : { executedEdits }) };
+      const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: { ...limits, ...definedOnly(stored.options) }, resume });
+      // Stopped by a person while no instance held it (its owner had died), or while it was paused: it ends here as
+      // cancelled, running nothing.
+      run.stopAsked ||= paused?.run.stopAsked === true;
+      if (stored.cancelRequested === true || run.stopAsked) run.cancellation.cancel();
+      this.attachRun(session, run, loop);
+    } catch (error) {
+      if (this.sessions.get(stored.sessionId)?.activeRun !== run) this.options.registry.withdrawRun(stored.sessionId, stored.runId);
+      throw error;
+    }
     // A decision written between the read above and the restore was announced when no slot could take it: read again.
     if (fence !== undefined && restored.length > 0) void this.applyDecisionsFromStore(run, restored);
     return true;
