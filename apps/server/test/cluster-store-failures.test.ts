@@ -150,6 +150,20 @@ class TwoCallsModel implements ChatModel {
   }
 }
 
+/** The store as a cluster, except that this instance hears no message that a call was decided elsewhere. */
+function deafToDecisions(store: PostgresStore): Cluster {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'subscribe') return (listener: (message: ClusterMessage) => void) => store.subscribe((message) => message.type === 'decided' || listener(message));
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+const ledgerRow = (db: TestDatabase, approvalId: string) =>
+  withClient(async (client) => (await client.query<{ decision: string | null; source: string | null }>(`SELECT decision, source FROM ${db.schema}.tool_calls WHERE approval_id = $1`, [approvalId])).rows[0]);
+
 const runRow = (db: TestDatabase, runId: string) =>
   withClient(async (client) => (await client.query<{ owner: string | null; ended_at: string | null }>(`SELECT owner, ended_at FROM ${db.schema}.runs WHERE run_id = $1`, [runId])).rows[0]);
 
@@ -332,5 +346,42 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     // The ones heard while it read are read by one more pass, after it.
     await vi.waitFor(() => expect(grantReads - read).toBe(2), { timeout: 10_000 });
     expect(b.chat.listSessions().map((session) => session.sessionId)).toStrictEqual(['s1']);
+  });
+  it('a timeout whose claim the store did not take, over an allow made on B a moment before, is not applied: the owner reads the call again and runs it as allowed', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<Cluster>>;
+    // A hears nothing of B's allow: it learns of it only by reading the store.
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', (input) => (input as { decision: string }).decision === 'timeout')).proxy });
+    const b = await instance(db, 'b', tool, 300);
+    const failed = failing.arm();
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'allowed in time', options: { decisionTimeoutMs: 3_000 } });
+    const followed = await followUntil(a, 's1', 'r1', waitingStart);
+    const approvalId = (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId;
+
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    // The deadline passes on A, and its claim of the timeout fails as with the database gone.
+    await failed;
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['allowed in time']);
+    expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
+    expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'allow', source: 'user' });
+  });
+  it('a timeout whose claim the store did not take, with nothing decided elsewhere, is claimed again later: the call times out, and the ledger says so', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<Cluster>>;
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { decision: string }).decision === 'timeout')).proxy });
+    const failed = failing.arm();
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'never decided', options: { decisionTimeoutMs: 1_000 } });
+    const followed = await followUntil(a, 's1', 'r1', waitingStart);
+    const approvalId = (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId;
+    await failed;
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual([]);
+    expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'timeout', source: 'system' }]);
+    expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'timeout', source: 'system' });
   });
 });
