@@ -192,7 +192,7 @@ export class SupervisedStdioTransport implements Transport {
       const exited = this.#exited ?? Promise.resolve();
       const gone = await Promise.race([exited.then(() => true), delay(CLOSE_GRACE_MS).then(() => false)]);
       if (!gone) {
-        await Promise.all([terminateProcessGroup(scope.group, CLOSE_GRACE_MS).catch(() => true), terminateMarkedProcesses(scope, CLOSE_GRACE_MS).catch(() => true)]);
+        await Promise.all([terminateProcessGroup(scope.group, CLOSE_GRACE_MS, scope.startedSince).catch(() => true), terminateMarkedProcesses(scope, CLOSE_GRACE_MS).catch(() => true)]);
         await Promise.race([exited, delay(CLOSE_GRACE_MS)]);
       }
     }

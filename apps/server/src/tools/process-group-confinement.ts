@@ -45,7 +45,7 @@ export function confineToProcessGroup(command: ConfinedCommand): ConfinedProcess
 /** The group and the marked processes outside it get SIGTERM and a grace period, then a last freezing sweep kills whatever is left. */
 async function stopCall(scope: MarkedScope, graceMs: number): Promise<boolean> {
   const [inGroup, outside] = await Promise.all([
-    terminateProcessGroup(scope.group, graceMs).catch(() => true),
+    terminateProcessGroup(scope.group, graceMs, scope.startedSince).catch(() => true),
     terminateMarkedProcesses(scope, graceMs).catch(() => true),
   ]);
   const missed = freezeAndKill(scope);

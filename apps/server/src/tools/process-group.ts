@@ -4,8 +4,24 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 const POLL_MS = 25;
 
-/** Sends `signal` to every process of the group; false when the group no longer exists. */
-export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+/**
+ * Whether `pid` names another process now than the one that started at `startTime` (clock ticks since boot, see
+ * processStartTime): that one ended, and its pid went to a new process (pids wrap: with 32,768 of them, every few
+ * minutes on a busy machine). Gone, or unreadable, or no start time known, is not another.
+ */
+export function pidTakenByAnother(pid: number, startTime: number | undefined): boolean {
+  if (startTime === undefined || !Number.isFinite(startTime)) return false;
+  const now = processStartTime(pid);
+  return now !== undefined && now !== startTime;
+}
+
+/**
+ * Sends `signal` to every process of the group; false when the group no longer exists. With `leaderStart` (its
+ * leader's start time), a group whose id names another process now is not signalled: a group's id is not given to a
+ * new process while any member lives, so this one ended, and the id may be another group's.
+ */
+export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0, leaderStart?: number): boolean {
+  if (pidTakenByAnother(pgid, leaderStart)) return false;
   try {
     process.kill(-pgid, signal);
     return true;
@@ -28,9 +44,9 @@ export async function liveProcessGroupMembers(pgid: number): Promise<number[]> {
 }
 
 /** Whether any process of the group still runs. */
-export async function processGroupIsRunning(pgid: number): Promise<boolean> {
+export async function processGroupIsRunning(pgid: number, leaderStart?: number): Promise<boolean> {
   try {
-    if (!signalProcessGroup(pgid, 0)) return false;
+    if (!signalProcessGroup(pgid, 0, leaderStart)) return false;
   } catch {
     return true;
   }
@@ -42,19 +58,19 @@ export async function processGroupIsRunning(pgid: number): Promise<boolean> {
  * Stops a whole process group: SIGTERM, then SIGKILL to whatever is left after `graceMs`,
  * then waits (bounded) for the group to be gone. Resolves to whether anything was running.
  */
-export async function terminateProcessGroup(pgid: number, graceMs: number): Promise<boolean> {
-  if (!(await processGroupIsRunning(pgid))) return false;
-  signalProcessGroup(pgid, 'SIGTERM');
-  if (await waitUntilGone(pgid, graceMs)) return true;
-  signalProcessGroup(pgid, 'SIGKILL');
-  await waitUntilGone(pgid, graceMs);
+export async function terminateProcessGroup(pgid: number, graceMs: number, leaderStart?: number): Promise<boolean> {
+  if (!(await processGroupIsRunning(pgid, leaderStart))) return false;
+  signalProcessGroup(pgid, 'SIGTERM', leaderStart);
+  if (await waitUntilGone(pgid, graceMs, leaderStart)) return true;
+  signalProcessGroup(pgid, 'SIGKILL', leaderStart);
+  await waitUntilGone(pgid, graceMs, leaderStart);
   return true;
 }
 
-async function waitUntilGone(pgid: number, withinMs: number): Promise<boolean> {
+async function waitUntilGone(pgid: number, withinMs: number, leaderStart: number | undefined): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   for (;;) {
-    if (!(await processGroupIsRunning(pgid))) return true;
+    if (!(await processGroupIsRunning(pgid, leaderStart))) return true;
     if (Date.now() >= deadline) return false;
     await delay(POLL_MS);
   }
@@ -209,7 +225,7 @@ export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): 
   const needle = `\0${scope.marker}\0`;
   const frozen: number[] = [];
   const examined = new Set<string>();
-  quietSignalGroup(scope.group, 'SIGSTOP');
+  quietSignalGroup(scope.group, 'SIGSTOP', scope.startedSince);
   let quiet = 0;
   for (let scan = 0; scan < maxScans && quiet < quietScans; scan += 1) {
     let entries: string[];
@@ -236,7 +252,7 @@ export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): 
     }
     quiet = foundNew ? 0 : quiet + 1;
   }
-  quietSignalGroup(scope.group, 'SIGKILL');
+  quietSignalGroup(scope.group, 'SIGKILL', scope.startedSince);
   for (const pid of frozen) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -247,9 +263,9 @@ export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): 
   return frozen;
 }
 
-function quietSignalGroup(pgid: number, signal: NodeJS.Signals): void {
+function quietSignalGroup(pgid: number, signal: NodeJS.Signals, leaderStart: number): void {
   try {
-    signalProcessGroup(pgid, signal);
+    signalProcessGroup(pgid, signal, leaderStart);
   } catch {
     // Not ours to signal.
   }

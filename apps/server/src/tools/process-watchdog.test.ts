@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
-import { isRunning, killAllWith, uniqueToken } from './test-support';
+import { processStartTime } from './process-group';
+import { isRunning, killAllWith, processesWith, uniqueToken } from './test-support';
 
 const WATCHDOG = fileURLToPath(new URL('./process-watchdog.ts', import.meta.url));
 
@@ -59,5 +60,60 @@ describe('the watchdog of a call, when the server dies', () => {
     // Stands for a sandbox's pid 1, seen from the host: named to the watchdog by its pid only.
     const victim = startVictim(tag);
     await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}).watchProcess(${victim.pid!})`);
+  });
+});
+
+describe('the watchdog of a call, told a start time', () => {
+  /** Starts a stand-in server that runs `code`, kills it once it did, and waits until the watchdog (found by `marker`) is done. */
+  async function serverDiesAndWatchdogEnds(marker: string, code: string): Promise<void> {
+    const server = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
+        server.once('exit', (exitCode) => reject(new Error(`the stand-in server exited with ${exitCode}`)));
+      });
+      // The watchdog and this stand-in carry the marker on their command lines; once the stand-in is gone, the watchdog is what is left.
+      server.kill('SIGKILL');
+      await vi.waitFor(() => expect(processesWith(marker)).toStrictEqual([]), { timeout: 20_000 });
+    } finally {
+      server.kill('SIGKILL');
+      killAllWith(marker);
+    }
+  }
+
+  test.each(['pid', 'group'] as const)(
+    'does not kill the %s it was told of once that pid names another process: its start time differs',
+    async (kind) => {
+      const tag = uniqueToken();
+      const marker = uniqueToken();
+      // Stands for a process whose pid went, after the call's own ended, to a new process: anyone's.
+      const bystander = startVictim(tag);
+      try {
+        const stale = processStartTime(bystander.pid!)! - 1;
+        const told = kind === 'pid' ? `watchProcess(${bystander.pid!}, ${stale})` : `watchGroup(${bystander.pid!}, ${stale})`;
+        await serverDiesAndWatchdogEnds(marker, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${marker}`)}).${told}`);
+        expect(await isRunning(bystander.pid!)).toBe(true);
+      } finally {
+        try {
+          process.kill(-bystander.pid!, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+        killAllWith(tag);
+      }
+    },
+    60_000,
+  );
+
+  test.each(['pid', 'group'] as const)('kills the %s it was told of while that pid is still its process: its start time is the same', async (kind) => {
+    const tag = uniqueToken();
+    const victim = startVictim(tag);
+    const start = processStartTime(victim.pid!)!;
+    const told = kind === 'pid' ? `watchProcess(${victim.pid!}, ${start})` : `watchGroup(${victim.pid!}, ${start})`;
+    await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}).${told}`);
   });
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { processStartTime } from './process-group';
 
 /** Scans of /proc in a row that must find no new marked process before the frozen ones are killed. */
 const QUIET_SCANS = 3;
@@ -7,8 +8,12 @@ const QUIET_SCANS = 3;
 const MAX_SCANS = 1_000;
 
 // Reads its stdin, which only this server writes to, until it closes: that happens when the server dies, even by
-// SIGKILL. Each line names what to kill besides the marked processes: `group <pgid>` or `pid <pid>` (0 and 1 are
-// never taken: they would mean the watchdog's own group and every process).
+// SIGKILL. Each line names what to kill besides the marked processes: `group <pgid> [start]` or `pid <pid> [start]`
+// (0 and 1 are never taken: they would mean the watchdog's own group and every process), with the start time
+// (clock ticks since boot, /proc/<pid>/stat's 22nd field) of the process or the group's leader where the server
+// read it. A pid whose process is now another (its start differs: the one named ended, and its pid went to a new
+// process, which on a machine whose pids wrap every few minutes may be anyone's) is not killed, nor a group whose
+// id names another process now (the group ended with its last member before its id could be reused).
 // Then it kills those at once: a group is killed whole by the kernel (a member cannot leave it, nor fork, while
 // that happens), and the host pid of a sandbox's pid 1 takes its PID namespace with it; nothing waits on a scan.
 // Then it freezes every process carrying the marker ($1), scanning /proc until several scans in a row find no new
@@ -18,12 +23,32 @@ const MAX_SCANS = 1_000;
 // A group is signalled with `kill -s SIG -- -pgid`: dash (/bin/sh on Debian and Ubuntu) takes the `--` of
 // `kill -SIG -- -pgid` for a pid, fails, and signals nothing.
 const SCRIPT = `
-known=
-while read -r kind id; do
+same() {
+  want=$2
+  [ -z "$want" ] && return 0
+  stat=
+  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 2
+  rest=\${stat##*) }
+  set -- $rest
+  [ "\${20}" = "$want" ] && return 0
+  return 1
+}
+told=
+while read -r kind id start; do
   case $id in ''|0*|1|*[!0-9]*) continue ;; esac
-  case $kind in
-    group) known="$known -$id" ;;
-    pid) known="$known $id" ;;
+  case $start in *[!0-9]*) continue ;; esac
+  case $kind in group|pid) told="$told $kind:$id:$start" ;; esac
+done
+known=
+for entry in $told; do
+  kind=\${entry%%:*}
+  rest=\${entry#*:}
+  id=\${rest%%:*}
+  same "$id" "\${rest#*:}"
+  found=$?
+  case $kind:$found in
+    group:0|group:2) known="$known -$id" ;;
+    pid:0) known="$known $id" ;;
   esac
 done
 [ -z "$known" ] || kill -s KILL -- $known 2>/dev/null
@@ -41,15 +66,21 @@ while [ "$quiet" -lt ${QUIET_SCANS} ] && [ "$scans" -lt ${MAX_SCANS} ]; do
     kill -s STOP "$pid" 2>/dev/null && frozen="$frozen $pid"
   done
 done
-[ -z "$known$frozen" ] || kill -s KILL -- $known $frozen 2>/dev/null
+[ -z "$frozen" ] || kill -s KILL -- $frozen 2>/dev/null
 exit 0`;
 
 /** Stops a call's processes if this server dies before the call ends; see startCallWatchdog. */
 export interface ProcessWatchdog {
-  /** Kills this process group too (given by its id) if the server dies before the call ends. */
-  watchGroup(pgid: number): void;
-  /** Kills this process too (the host pid of a sandbox's pid 1) if the server dies before the call ends. */
-  watchProcess(pid: number): void;
+  /**
+   * Kills this process group too (given by its id) if the server dies before the call ends; `leaderStart`, its leader's
+   * start time (processStartTime), keeps it from killing another group given the same id once this one ended.
+   */
+  watchGroup(pgid: number, leaderStart?: number): void;
+  /**
+   * Kills this process too (the host pid of a sandbox's pid 1) if the server dies before the call ends; `startTime`
+   * keeps it from killing another process given the same pid once this one ended.
+   */
+  watchProcess(pid: number, startTime?: number): void;
   /** The call is over: the watchdog is stopped without doing anything. */
   release(): void;
 }
@@ -78,8 +109,8 @@ export function startCallWatchdog(marker: string): ProcessWatchdog {
     if (!watchdog.stdin.destroyed) watchdog.stdin.write(`${line}\n`);
   };
   return {
-    watchGroup: (pgid) => tell(`group ${pgid}`),
-    watchProcess: (pid) => tell(`pid ${pid}`),
+    watchGroup: (pgid, leaderStart) => tell(`group ${pgid}${startField(leaderStart)}`),
+    watchProcess: (pid, startTime) => tell(`pid ${pid}${startField(startTime)}`),
     release: () => {
       if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill('SIGKILL');
       watchdog.stdin.destroy();
@@ -95,10 +126,16 @@ export function spawnWatched<T extends ChildProcess>(marker: string, start: () =
   const watchdog = startCallWatchdog(marker);
   try {
     const child = start();
-    if (child.pid !== undefined) watchdog.watchGroup(child.pid);
+    // Read at once: the child cannot have been reaped before this returns, so its pid is still its own.
+    if (child.pid !== undefined) watchdog.watchGroup(child.pid, processStartTime(child.pid));
     return { child, watchdog };
   } catch (error) {
     watchdog.release();
     throw error;
   }
+}
+
+/** A start time as the watchdog reads it after a pid: a whole number of clock ticks, or none. */
+function startField(startTime: number | undefined): string {
+  return startTime !== undefined && Number.isSafeInteger(startTime) && startTime >= 0 ? ` ${startTime}` : '';
 }

@@ -5,6 +5,7 @@ import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { writeInput, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
+import { pidTakenByAnother, processStartTime } from '../process-group';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { spawnWatched } from '../process-watchdog';
 import { callFilter } from './call-filter';
@@ -47,6 +48,8 @@ interface SandboxInfo {
   /** Host pid of pid 1 of the sandbox's PID namespace: when it dies, the kernel kills every process of the namespace. */
   childPid: number;
   pidNamespace: number;
+  /** pid 1's start time (processStartTime), read as its pid was learnt. */
+  startTime?: number;
 }
 
 /** Where bubblewrap writes its info, and reads the seccomp filter from; the guards' descriptors follow. */
@@ -142,14 +145,20 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     child.once('error', () => resolve());
   });
   const running = () => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+  // Read at once: the child cannot have been reaped yet, so its pid is still its own.
+  const leaderStart = child.pid === undefined ? undefined : processStartTime(child.pid);
+  // A pid (or group id) is signalled only while it still names the process it named: once that one ended, the pid
+  // may be any new process's.
   const killAll = (known: SandboxInfo | undefined) => {
-    if (known !== undefined) signalQuietly(known.childPid, 'SIGKILL');
-    if (child.pid !== undefined) signalQuietly(-child.pid, 'SIGKILL');
+    if (known !== undefined && !pidTakenByAnother(known.childPid, known.startTime)) signalQuietly(known.childPid, 'SIGKILL');
+    if (child.pid !== undefined && !pidTakenByAnother(child.pid, leaderStart)) signalQuietly(-child.pid, 'SIGKILL');
   };
   let known: SandboxInfo | undefined;
   void info.then((value) => {
-    known = value;
-    if (value !== undefined) watchdog.watchProcess(value.childPid);
+    if (value === undefined) return;
+    // Read as its pid is learnt, while the sandbox runs.
+    known = { ...value, startTime: processStartTime(value.childPid) };
+    watchdog.watchProcess(value.childPid, known.startTime);
   });
 
   return {
@@ -165,7 +174,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       }
       const gone = await Promise.race([exited.then(() => true), delay(graceMs, false)]);
       if (!gone) {
-        killAll(sandboxInfo);
+        killAll(known ?? sandboxInfo);
         await Promise.race([exited, delay(graceMs)]);
       }
       return true;
