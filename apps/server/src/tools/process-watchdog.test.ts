@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
 import { processStartTime } from './process-group';
@@ -11,16 +12,9 @@ const WATCHDOG = fileURLToPath(new URL('./process-watchdog.ts', import.meta.url)
  * did, and waits for `victim` to be gone. Whatever is left is killed at the end.
  */
 async function expectGoneWhenServerDies(victim: ChildProcess, tag: string, code: string): Promise<void> {
-  const server = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const server = startStandIn(code);
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
-      server.once('exit', (exitCode) => reject(new Error(`the stand-in server exited with ${exitCode}`)));
-    });
+    await watching(server);
     expect(await isRunning(victim.pid!)).toBe(true);
     server.kill('SIGKILL');
     await vi.waitFor(async () => expect(await isRunning(victim.pid!)).toBe(false), { timeout: 20_000 });
@@ -33,6 +27,23 @@ async function expectGoneWhenServerDies(victim: ChildProcess, tag: string, code:
     }
     killAllWith(tag);
   }
+}
+
+/** A stand-in server running `code`, with the watchdog's exports in scope. */
+function startStandIn(code: string): ChildProcessByStdio<null, Readable, null> {
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+}
+
+/** Resolves once the stand-in ran its code. */
+function watching(server: ChildProcessByStdio<null, Readable, null>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
+    server.once('exit', (exitCode) => reject(new Error(`the stand-in server exited with ${exitCode}`)));
+  });
 }
 
 /** A process group of its own, found by `tag` on its command line, whose processes carry `env` and nothing else. */
@@ -66,16 +77,9 @@ describe('the watchdog of a call, when the server dies', () => {
 describe('the watchdog of a call, told a start time', () => {
   /** Starts a stand-in server that runs `code`, kills it once it did, and waits until the watchdog (found by `marker`) is done. */
   async function serverDiesAndWatchdogEnds(marker: string, code: string): Promise<void> {
-    const server = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const server = startStandIn(code);
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
-        server.once('exit', (exitCode) => reject(new Error(`the stand-in server exited with ${exitCode}`)));
-      });
+      await watching(server);
       // The watchdog and this stand-in carry the marker on their command lines; once the stand-in is gone, the watchdog is what is left.
       server.kill('SIGKILL');
       await vi.waitFor(() => expect(processesWith(marker)).toStrictEqual([]), { timeout: 20_000 });
