@@ -384,4 +384,37 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'timeout', source: 'system' }]);
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'timeout', source: 'system' });
   });
+  it('a grant release whose claim and read-back both fail, the database still down, goes back to waiting for a person, rather than cancelling the call', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failingClaim!: ReturnType<typeof failingOnce<Cluster>>;
+    let failingRead!: ReturnType<typeof failingOnce<PostgresStore>>;
+    let claimFailed = false;
+    const a = await instance(db, 'a', tool, 60_000, {
+      model: new TwoCallsModel(),
+      asCluster: (store) => (failingClaim = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { source: string }).source === 'grant')).proxy,
+      // Only reads after the claim failed: the read-back.
+      asStore: (store) => (failingRead = failingOnce(store, 'listRunToolCalls', () => claimFailed)).proxy,
+    });
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
+    const followed = await followUntil(a, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
+    const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+
+    // "Always allow" on the first: its grant releases the second, whose claim fails, and so does the read of its row.
+    const claimFails = failingClaim.arm().then(() => (claimFailed = true));
+    const readFailed = failingRead.arm();
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
+    await claimFails;
+    await readFailed;
+    const waitingAgain = () => a.chat.pending('s1').some((call) => call.approvalId === second);
+    await vi.waitFor(() => expect(waitingAgain() || calls.includes('second')).toBe(true), { timeout: 10_000 });
+    if (waitingAgain()) await a.chat.confirm({ sessionId: 's1', approvalId: second!, decision: 'allow' });
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['first', 'second']);
+    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision])).toStrictEqual([
+      ['call_1', 'allow'],
+      ['call_2', 'allow'],
+    ]);
+  });
 });

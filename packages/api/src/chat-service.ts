@@ -1445,7 +1445,7 @@ export class ChatService {
    * decision is, conditionally; when a decision made elsewhere came first, that one holds. A person's decision got
    * here only after its own write won, and a run being handed over or lost writes nothing.
    */
-  private arbitrate(call: PendingApproval, outcome: DecisionOutcome): Promise<DecisionOutcome> | undefined {
+  private arbitrate(call: PendingApproval & RestoredApproval, outcome: DecisionOutcome): Promise<DecisionOutcome> | undefined {
     const cluster = this.options.cluster;
     if (!cluster) return undefined;
     if (outcome.source === 'user' && (outcome.decision === 'allow' || outcome.decision === 'deny')) return undefined;
@@ -1521,23 +1521,30 @@ export class ChatService {
    * back and holds. A decision that came meanwhile, its message finding the call no longer waiting here, is read from
    * the store once it is back.
    */
-  private async waitAgain(call: PendingApproval, run: Run): Promise<DecisionOutcome> {
+  private async waitAgain(call: PendingApproval & RestoredApproval, run: Run): Promise<DecisionOutcome> {
     const recorded = async () => (await this.store.listRunToolCalls(call.runId)).find((record) => record.approvalId === call.approvalId);
+    let record: ToolCallRecord | undefined | 'unread';
     try {
-      const record = await recorded();
-      if (record === undefined || record.outcome !== null) return { decision: 'cancel', source: 'system' };
-      if (record.decision !== null) return recordedOutcome(record);
-      const ticket = this.registry.restore(approvalOf(record));
-      const waited = ticket.wait(run.cancellation);
-      this.announceWaitingChange(call.sessionId);
-      const decided = await recorded();
-      if (decided?.decision !== null && decided?.decision !== undefined) this.applyRecordedDecision(decided);
-      return await waited;
+      record = await recorded();
+    } catch (error) {
+      // The database still down: the call was waiting here, undecided, a moment ago; it waits again as it was, and
+      // its row is read once the database answers (a claim written after all, or a decision made elsewhere).
+      this.log(`Could not read ${call.approvalId} back after its release was not stored: ${messageOf(error)}; it waits again`);
+      record = 'unread';
+    }
+    if (record === undefined || (record !== 'unread' && record.outcome !== null)) return { decision: 'cancel', source: 'system' };
+    if (record !== 'unread' && record.decision !== null) return recordedOutcome(record);
+    let waited: Promise<DecisionOutcome>;
+    try {
+      waited = this.registry.restore(record === 'unread' ? call : approvalOf(record)).wait(run.cancellation);
     } catch (error) {
       // The slot's wait would take a rejection as the grant's allow, which was not written: nothing runs on it.
-      this.log(`Could not put ${call.approvalId} back to waiting after its grant was revoked: ${messageOf(error)}`);
+      this.log(`Could not put ${call.approvalId} back to waiting: ${messageOf(error)}`);
       return { decision: 'cancel', source: 'system' };
     }
+    this.announceWaitingChange(call.sessionId);
+    void this.applyDecisionsFromStore(run, [call.approvalId]);
+    return waited;
   }
 
   private startClusterWork(cluster: Cluster): { stop: () => void } {

@@ -168,8 +168,11 @@ export interface ApprovalRegistryOptions {
   arbiter?: Arbiter;
 }
 
-/** See ApprovalRegistryOptions.arbiter. Never rejects: a failure answers a safe outcome. */
-export type Arbiter = (call: PendingApproval, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
+/**
+ * See ApprovalRegistryOptions.arbiter. Never rejects: a failure answers a safe outcome. It is given the call in full,
+ * as restore() takes it: one whose outcome could not be recorded can be put back to waiting from it.
+ */
+export type Arbiter = (call: PendingApproval & RestoredApproval, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
 
 /**
  * What a host of the loop throws into it (generator.throw) at the event of a person's decision it could not store:
