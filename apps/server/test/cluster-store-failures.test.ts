@@ -29,6 +29,8 @@ interface InstanceOptions {
   model?: ChatModel;
   /** What the chat service asks for its model each time. Default one answering `model`. */
   models?: (model: ChatModel) => () => ChatModel;
+  /** The chat service's retryStoreAfterMs. Default its own. */
+  retryStoreAfterMs?: number;
 }
 
 async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: number, options: InstanceOptions = {}): Promise<Instance> {
@@ -36,7 +38,7 @@ async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: 
   const model = options.model ?? new ConversationModel('echo', 'text');
   const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: options.models?.(model) ?? (() => model), tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: options.models?.(model) ?? (() => model), tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...(options.retryStoreAfterMs === undefined ? {} : { retryStoreAfterMs: options.retryStoreAfterMs }) });
   let stopped = false;
   cleanups.push(async () => {
     if (stopped) return;
@@ -163,6 +165,54 @@ function deafToDecisions(store: PostgresStore): Cluster {
 
 const ledgerRow = (db: TestDatabase, approvalId: string) =>
   withClient(async (client) => (await client.query<{ decision: string | null; source: string | null }>(`SELECT decision, source FROM ${db.schema}.tool_calls WHERE approval_id = $1`, [approvalId])).rows[0]);
+
+/** The store, except that while `down` is set its writes of run events fail as with the database gone. */
+function eventWritesDown(store: PostgresStore): { store: PostgresStore; down: boolean } {
+  const outage = {
+    down: false,
+    store: new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        if (key !== 'appendEvent' && key !== 'appendEvents') return bound;
+        return (...args: unknown[]) => (outage.down ? Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' })) : bound(...args));
+      },
+    }),
+  };
+  return outage;
+}
+
+/** The store as a cluster, counting for one run the scans that found it claimable and the claims of it that won. */
+function countingClaims(store: PostgresStore, runId: string): { cluster: Cluster; listed: number; claimed: number } {
+  const counts = {
+    listed: 0,
+    claimed: 0,
+    cluster: new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        if (key === 'listClaimableRuns') {
+          return async () => {
+            const runs = (await bound()) as { runId: string }[];
+            if (runs.some((run) => run.runId === runId)) counts.listed++;
+            return runs;
+          };
+        }
+        if (key === 'claimRun') {
+          return async (...args: unknown[]) => {
+            const fence = await bound(...args);
+            if (args[0] === runId && fence !== undefined) counts.claimed++;
+            return fence;
+          };
+        }
+        return bound;
+      },
+    }) as Cluster,
+  };
+  return counts;
+}
 
 const runRow = (db: TestDatabase, runId: string) =>
   withClient(async (client) => (await client.query<{ owner: string | null; ended_at: string | null }>(`SELECT owner, ended_at FROM ${db.schema}.runs WHERE run_id = $1`, [runId])).rows[0]);
@@ -416,5 +466,31 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
       ['call_1', 'allow'],
       ['call_2', 'allow'],
     ]);
+  });
+  it('a run handed over because its writes fail is not claimed back at once by an instance that failed to keep it: no bouncing between instances', async () => {
+    const db = await cleanups.database();
+    const { tool } = recordingTool();
+    let outageA!: ReturnType<typeof eventWritesDown>;
+    let outageB!: ReturnType<typeof eventWritesDown>;
+    let claimsA!: ReturnType<typeof countingClaims>;
+    let claimsB!: ReturnType<typeof countingClaims>;
+    // Leases, and so scans, far longer than the test: runs change hands only on the messages that one was given up.
+    const a = await instance(db, 'a', tool, 60_000, { retryStoreAfterMs: 60_000, asStore: (store) => (outageA = eventWritesDown(store)).store, asCluster: (store) => (claimsA = countingClaims(store, 'r1')).cluster });
+    await instance(db, 'b', tool, 60_000, { retryStoreAfterMs: 60_000, asStore: (store) => (outageB = eventWritesDown(store)).store, asCluster: (store) => (claimsB = countingClaims(store, 'r1')).cluster });
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'bounced');
+
+    // The database takes no run's events: A cannot store the allow and gives the run up; B claims it and cannot
+    // store its resume either, and gives it up in turn.
+    outageA.down = true;
+    outageB.down = true;
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
+    await vi.waitFor(async () => {
+      expect(claimsB.claimed).toBe(1);
+      expect((await runRow(db, 'r1'))?.owner).toBeNull();
+    }, { timeout: 10_000 });
+    // A hears that B gave it up and finds it claimable, but does not take back a run it failed to keep a moment ago.
+    await vi.waitFor(() => expect(claimsA.listed).toBeGreaterThan(0), { timeout: 10_000 });
+    expect(claimsA.claimed).toBe(0);
+    expect(claimsB.claimed).toBe(1);
   });
 });
