@@ -405,7 +405,8 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', (input) => (input as { decision: string }).decision === 'timeout')).proxy });
     const b = await instance(db, 'b', tool, 300);
     const failed = failing.arm();
-    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'allowed in time', options: { decisionTimeoutMs: 3_000 } });
+    // Long enough for B's allow to land first however loaded the machine; the test waits for it to pass.
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'allowed in time', options: { decisionTimeoutMs: 10_000 } });
     const followed = await followUntil(a, 's1', 'r1', waitingStart);
     const approvalId = (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId;
 
