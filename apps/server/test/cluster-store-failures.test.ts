@@ -214,6 +214,22 @@ function countingClaims(store: PostgresStore, runId: string): { cluster: Cluster
   return counts;
 }
 
+/**
+ * The second of two calls whose release by a grant failed to be written: back to waiting for a person (then allowed
+ * here), or released again by the grant, still in force; not cancelled either way. Both run, each allowed once.
+ */
+async function secondRunsOnceAllowed(a: Instance, followed: Awaited<ReturnType<typeof followUntil>>, second: string, calls: string[]): Promise<void> {
+  const waitingAgain = () => a.chat.pending('s1').some((call) => call.approvalId === second);
+  await vi.waitFor(() => expect(waitingAgain() || calls.includes('second')).toBe(true), { timeout: 10_000 });
+  if (waitingAgain()) await a.chat.confirm({ sessionId: 's1', approvalId: second, decision: 'allow' });
+  await followed.until(isEnd);
+  expect(calls).toStrictEqual(['first', 'second']);
+  expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision])).toStrictEqual([
+    ['call_1', 'allow'],
+    ['call_2', 'allow'],
+  ]);
+}
+
 const runRow = (db: TestDatabase, runId: string) =>
   withClient(async (client) => (await client.query<{ owner: string | null; ended_at: string | null }>(`SELECT owner, ended_at FROM ${db.schema}.runs WHERE run_id = $1`, [runId])).rows[0]);
 
@@ -312,17 +328,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const failed = failing.arm();
     await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
     await failed;
-    // Back to waiting for a person, or released again by the grant, still in force: not cancelled either way.
-    const waitingAgain = () => a.chat.pending('s1').some((call) => call.approvalId === second);
-    await vi.waitFor(() => expect(waitingAgain() || calls.includes('second')).toBe(true), { timeout: 10_000 });
-    if (waitingAgain()) await a.chat.confirm({ sessionId: 's1', approvalId: second!, decision: 'allow' });
-
-    await followed.until(isEnd);
-    expect(calls).toStrictEqual(['first', 'second']);
-    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision])).toStrictEqual([
-      ['call_1', 'allow'],
-      ['call_2', 'allow'],
-    ]);
+    await secondRunsOnceAllowed(a, followed, second!, calls);
   });
 
   it('a run followed on B whose reads failed while it ended is read again once they work: its clients on B see its end', async () => {
@@ -457,16 +463,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
     await claimFails;
     await readFailed;
-    const waitingAgain = () => a.chat.pending('s1').some((call) => call.approvalId === second);
-    await vi.waitFor(() => expect(waitingAgain() || calls.includes('second')).toBe(true), { timeout: 10_000 });
-    if (waitingAgain()) await a.chat.confirm({ sessionId: 's1', approvalId: second!, decision: 'allow' });
-
-    await followed.until(isEnd);
-    expect(calls).toStrictEqual(['first', 'second']);
-    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision])).toStrictEqual([
-      ['call_1', 'allow'],
-      ['call_2', 'allow'],
-    ]);
+    await secondRunsOnceAllowed(a, followed, second!, calls);
   });
   it('a run handed over because its writes fail is not claimed back at once by an instance that failed to keep it: no bouncing between instances', async () => {
     const db = await cleanups.database();
