@@ -21,6 +21,11 @@ export const MAX_TOOL_CALL_ID_CHARS = 256;
  * could no longer be opened.
  */
 export const MAX_TURN_TEXT_CHARS = 1_000_000;
+/**
+ * Shown in the reasoning, once a turn, for the reasoning a server sends encrypted (a `redacted_thinking` part): the
+ * person learns the model reasoned there, and reads none of it. A paragraph of its own wherever it comes.
+ */
+export const WITHHELD_REASONING = '\n\n(reasoning withheld by the model server)\n\n';
 
 const functionSchema = z.object({
   name: z.string().nullish(),
@@ -130,6 +135,8 @@ export class OpenAIChunkReader {
   private usage: TokenUsage | undefined;
   private textChars = 0;
   private reasoningChars = 0;
+  /** Whether WITHHELD_REASONING has been shown in this turn. */
+  private withheldShown = false;
   private argumentChars = 0;
   private pieces = 0;
   /**
@@ -172,7 +179,8 @@ export class OpenAIChunkReader {
       const delta = choice.delta;
       // Some servers send the same text under both names; one of them is enough. One sent empty is none: the other's
       // text was dropped unseen under it.
-      const content = readContent(delta?.content);
+      const content = readContent(delta?.content, this.withheldShown ? '' : WITHHELD_REASONING);
+      this.withheldShown ||= content.withheld;
       const reasoning = `${delta?.reasoning_content || delta?.reasoning || ''}${content.reasoning}`;
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
@@ -419,19 +427,26 @@ function repeatsArguments(held: string | Record<string, unknown>, piece: string 
  * The text and the thinking of an answer's content, sent as text or as a list of parts: the text parts' text joined, a
  * refusal part's as the answer's text as a refusal is, a thinking part's text as reasoning. Read as text only, a list
  * was refused as a malformed chunk and its text never shown. A part that is not text (an image, audio) cannot be shown
- * as the answer and is refused, named, not dropped unseen.
+ * as the answer and is refused, named, not dropped unseen. Reasoning sent encrypted (`redacted_thinking`) is no such
+ * part: it ended the turn; it is `marker` in the reasoning, at the first such part, and `withheld` says one came.
  */
-function readContent(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined): { text: string; reasoning: string } {
-  if (typeof content === 'string') return { text: content, reasoning: '' };
+function readContent(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined, marker: string): { text: string; reasoning: string; withheld: boolean } {
+  if (typeof content === 'string') return { text: content, reasoning: '', withheld: false };
   let text = '';
   let reasoning = '';
+  let withheld = false;
   for (const part of content ?? []) {
+    if (part.type === 'redacted_thinking') {
+      if (!withheld) reasoning += marker;
+      withheld = true;
+      continue;
+    }
     const thinking = part.type === 'thinking' ? part.thinking : undefined;
     if (typeof thinking === 'string') reasoning += thinking;
     else if (Array.isArray(thinking)) for (const inner of thinking) reasoning += partText(inner, inner.type === 'text' ? inner.text : undefined);
     else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined);
   }
-  return { text, reasoning };
+  return { text, reasoning, withheld };
 }
 
 /** A content part's text, or an error naming the part when it has none (a part of another type, or one missing its text). */

@@ -780,6 +780,34 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads redacted thinking in content sent as a list as a marker in the reasoning, never its data nor the answer, streamed or whole', async () => {
+      const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
+      const withheld = '\n\n(reasoning withheld by the model server)\n\n';
+      const streamed = await rawServer([
+        `${chunk({ role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'The user wants a listing.' }] }] })}\n\n${chunk({ content: [redacted] })}\n\n`,
+        `${chunk({ content: [redacted, { type: 'text', text: 'Here it is.' }] })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: [redacted, { type: 'text', text: 'Hi.' }] }, finish_reason: 'stop' }] }));
+      try {
+        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(ofStreamed).toStrictEqual([
+          { type: 'reasoning-delta', text: 'The user wants a listing.' },
+          { type: 'reasoning-delta', text: withheld },
+          { type: 'text-delta', text: 'Here it is.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+        expect(ofWhole).toStrictEqual([
+          { type: 'reasoning-delta', text: withheld },
+          { type: 'text-delta', text: 'Hi.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await streamed.close();
+      }
+    });
+
     it('reads tool_calls sent as one call object rather than a list, streamed in pieces or whole, as that call, and ends the turn naming any other shape', async () => {
       const streamed = await rawServer([
         `${chunk({ tool_calls: { index: 0, id: 'call_a', type: 'function', function: { name: 'terminal', arguments: '{"command":' } } })}\n\n`,
