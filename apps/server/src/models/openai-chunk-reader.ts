@@ -36,11 +36,14 @@ const functionSchema = z.object({
 
 const textPartSchema = z.object({ type: z.string(), text: z.string().nullish() });
 
+/** Reasoning, as text or as a list of text parts: a thinking part's `thinking`, and `reasoning_content` some servers send so. */
+const reasoningSchema = z.union([z.string(), z.array(textPartSchema)]);
+
 /**
  * A part of content sent as a list of parts, as some servers send the answer's text: `{"type": "text", "text": "Hi"}`,
  * and reasoning models their thinking: `{"type": "thinking", "thinking": [{"type": "text", "text": "…"}]}`.
  */
-const contentPartSchema = textPartSchema.extend({ refusal: z.string().nullish(), thinking: z.union([z.string(), z.array(textPartSchema)]).nullish() });
+const contentPartSchema = textPartSchema.extend({ refusal: z.string().nullish(), thinking: reasoningSchema.nullish() });
 
 const toolCallDeltaSchema = z.object({
   index: z.number().int().min(0).max(MAX_STREAMED_TOOL_CALLS - 1).nullish(),
@@ -72,8 +75,8 @@ const chunkSchema = z.object({
             content: z.union([z.string(), z.array(contentPartSchema)]).nullish(),
             // A hosted model's refusal comes in place of the answer's text: it was dropped unseen, and the turn showed nothing.
             refusal: z.string().nullish(),
-            reasoning_content: z.string().nullish(),
-            reasoning: z.string().nullish(),
+            reasoning_content: reasoningSchema.nullish(),
+            reasoning: reasoningSchema.nullish(),
             tool_calls: toolCallsSchema,
             function_call: functionSchema.nullish(),
           })
@@ -181,7 +184,7 @@ export class OpenAIChunkReader {
       // text was dropped unseen under it.
       const content = readContent(delta?.content, this.withheldShown ? '' : WITHHELD_REASONING);
       this.withheldShown ||= content.withheld;
-      const reasoning = `${delta?.reasoning_content || delta?.reasoning || ''}${content.reasoning}`;
+      const reasoning = `${readReasoning(delta?.reasoning_content) || readReasoning(delta?.reasoning)}${content.reasoning}`;
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
       const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
@@ -441,12 +444,19 @@ function readContent(content: string | readonly z.infer<typeof contentPartSchema
       withheld = true;
       continue;
     }
-    const thinking = part.type === 'thinking' ? part.thinking : undefined;
-    if (typeof thinking === 'string') reasoning += thinking;
-    else if (Array.isArray(thinking)) for (const inner of thinking) reasoning += partText(inner, inner.type === 'text' ? inner.text : undefined);
+    if (part.type === 'thinking' && part.thinking !== null && part.thinking !== undefined) reasoning += readReasoning(part.thinking);
     else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined);
   }
   return { text, reasoning, withheld };
+}
+
+/**
+ * Reasoning sent as text, or as a list of text parts, their text joined; a part of another type is refused, named. Sent
+ * as a list under `reasoning_content` or `reasoning`, it ended the turn as a malformed chunk.
+ */
+function readReasoning(reasoning: z.infer<typeof reasoningSchema> | null | undefined): string {
+  if (typeof reasoning === 'string') return reasoning;
+  return (reasoning ?? []).map((part) => partText(part, part.type === 'text' ? part.text : undefined)).join('');
 }
 
 /** A content part's text, or an error naming the part when it has none (a part of another type, or one missing its text). */

@@ -808,6 +808,34 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads reasoning_content and reasoning sent as a list of text parts as reasoning, either one when the other is empty, streamed or whole', async () => {
+      const text = (value: string) => ({ type: 'text', text: value });
+      const streamed = await rawServer([
+        `${chunk({ role: 'assistant', reasoning_content: [text('The user wants '), text('a listing.')] })}\n\n${chunk({ reasoning_content: [], reasoning: [text(' Run ls.')] })}\n\n`,
+        `${chunk({ reasoning: [text(' Then say so.')], reasoning_content: [text(' Then say so.')] })}\n\n${chunk({ content: 'Here it is.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', reasoning: [text('Short.')], content: 'Hi.' }, finish_reason: 'stop' }] }));
+      try {
+        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+        expect(ofStreamed).toStrictEqual([
+          { type: 'reasoning-delta', text: 'The user wants a listing.' },
+          { type: 'reasoning-delta', text: ' Run ls.' },
+          { type: 'reasoning-delta', text: ' Then say so.' },
+          { type: 'text-delta', text: 'Here it is.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+        expect(ofWhole).toStrictEqual([
+          { type: 'reasoning-delta', text: 'Short.' },
+          { type: 'text-delta', text: 'Hi.' },
+          { type: 'finish', reason: 'stop' },
+        ]);
+      } finally {
+        await streamed.close();
+      }
+    });
+
     it('reads tool_calls sent as one call object rather than a list, streamed in pieces or whole, as that call, and ends the turn naming any other shape', async () => {
       const streamed = await rawServer([
         `${chunk({ tool_calls: { index: 0, id: 'call_a', type: 'function', function: { name: 'terminal', arguments: '{"command":' } } })}\n\n`,
