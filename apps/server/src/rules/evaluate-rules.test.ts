@@ -480,6 +480,50 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('windres, which runs its preprocessor through a shell, is exact-only, and dlltool asks about the assembler it runs (found in review)', async () => {
+    // windres runs `--preprocessor` with the `--preprocessor-arg`, `-D`, `-U` and `-I` values and the input's name in
+    // one line through popen, escaping only spaces and parentheses (`-D'X;sh x.sh'` runs x.sh), and an .rc file copies
+    // any file it names into the output (`1 RCDATA "/home/me/.ssh/id_rsa"`): no word of the call shows what it reads.
+    // A prefix rule for it, stored before it was known as exact-only, under a cross build's name too, covers nothing.
+    const stored = (token: string) => ({ ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } });
+    for (const [token, line] of [
+      ['windres', 'windres --preprocessor=./evil.sh app.rc app.o'],
+      ['windres', 'windres --preprocessor ./evil.sh app.rc app.o'],
+      ['windres', "windres --preprocessor-arg='-wrapper ./evil.sh' app.rc app.o"],
+      ['windres', "windres -D'X;sh x.sh' app.rc app.o"],
+      ['windres', 'windres app.rc app.o'],
+      ['x86_64-w64-mingw32-windres', 'x86_64-w64-mingw32-windres --preprocessor=./evil.sh app.rc app.o'],
+      ['i686-w64-mingw32-windres', 'i686-w64-mingw32-windres app.rc app.o'],
+      ['llvm-windres', 'llvm-windres --preprocessor=./evil.sh app.rc app.o'],
+    ] as const) {
+      expect(await decided(line, [stored(token)]), line).toBe('ask');
+    }
+    for (const name of ['windres', 'llvm-windres']) expect(() => prefix(name), name).toThrow(/must be exact/);
+    expect(await decided('windres app.rc app.o', [prefix('windres app.rc app.o', { exact: true })])).toBe('allow');
+    // dlltool runs the assembler `--as`/`-S` names, handed the `--as-flags`/`-f` (gas's `--MD FILE` writes anywhere),
+    // and in its MCore builds the linker `--linker`/`-L` names, handed `--linker-flags`/`-F`.
+    for (const [token, line] of [
+      ['dlltool', 'dlltool --as=./evil.sh -d foo.def -l libfoo.a'],
+      ['dlltool', 'dlltool --as ./evil.sh -d foo.def -l libfoo.a'],
+      ['dlltool', 'dlltool -S ./evil.sh -d foo.def -l libfoo.a'],
+      ['dlltool', 'dlltool -kS./evil.sh -d foo.def -l libfoo.a'],
+      ['dlltool', "dlltool --as-flags='--MD /home/me/.bashrc' -d foo.def -l libfoo.a"],
+      ['dlltool', "dlltool -f '--MD /home/me/.bashrc' -d foo.def -l libfoo.a"],
+      ['dlltool', 'dlltool --linker=./evil.sh -d foo.def -l libfoo.a'],
+      ['x86_64-w64-mingw32-dlltool', 'x86_64-w64-mingw32-dlltool --as=./evil.sh -d foo.def -l libfoo.a'],
+      ['x86_64-w64-mingw32-dlltool', 'x86_64-w64-mingw32-dlltool -S ./evil.sh -d foo.def -l libfoo.a'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['dlltool', 'dlltool -d foo.def -l libfoo.a'],
+      ['dlltool', 'dlltool -k -d foo.def -D foo.dll -l libfoo.a'],
+      ['x86_64-w64-mingw32-dlltool', 'x86_64-w64-mingw32-dlltool -m i386:x86-64 -d foo.def -l libfoo.a'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('options through which hg, svn, rpm, lftp, sshfs and bsdtar run a command (found in review)', async () => {
     for (const [token, line] of [
       ['hg status', "hg status --config hooks.pre-status='touch PWNED'"],

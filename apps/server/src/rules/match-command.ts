@@ -289,6 +289,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ...['ar', 'gcc-ar'].map((ar): [string, CodeOptions] => [ar, { options: ['--plugin'], endOfOptions: 'never' }]),
   // The linker loads its `-plugin` (`--plugin`) too (`ld -plugin ./p.so a.o` ran its constructor; found in review).
   ...['ld', 'ld.bfd', 'ld.gold'].map((ld): [string, CodeOptions] => [ld, { options: ['-plugin', '--plugin'] }]),
+  // dlltool runs the assembler `--as`/`-S` names, with the `--as-flags`/`-f` it is given (gas's `--MD FILE` writes
+  // anywhere), and in its MCore builds the linker `--linker`/`-L` names, with `--linker-flags`/`-F` (found in review).
+  ['dlltool', { options: ['--as', '-S', '--as-flags', '-f', '--linker', '-L', '--linker-flags', '-F'] }],
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
@@ -520,7 +523,7 @@ export function installedNames(name: string): ReadonlySet<string> {
  * (found in review).
  */
 const TARGET_BINARY_TOOL =
-  /^(?:[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-)?(gcc-(?:nm|ar|ranlib)(?=-\d)|(?<=-)(?:nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\+\+filt|elfedit|ld(?:\.bfd|\.gold)?))(?:-\d+(?:\.\d+)*)?$/;
+  /^(?:[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-)?(gcc-(?:nm|ar|ranlib)(?=-\d)|(?<=-)(?:nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\+\+filt|elfedit|windres|dlltool|ld(?:\.bfd|\.gold)?))(?:-\d+(?:\.\d+)*)?$/;
 
 /**
  * The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`), a tool

@@ -174,6 +174,11 @@ const PROGRAMS = {
   // xsltproc runs the stylesheet it is given, which reads any file (`document('/etc/shadow')`) and writes one
   // (`exsl:document`), as sed's script does (found in review)
   xsltproc: { exactOnly: true },
+  // windres runs its preprocessor through a shell, with the `-D`, `-U`, `-I` and `--preprocessor-arg` values and the
+  // input's name in its line, escaping only spaces and parentheses (`-D'X;sh x.sh'`), and an .rc file copies any file
+  // it names into the output (`1 RCDATA "/home/me/.ssh/id_rsa"`); LLVM's runs `--preprocessor` too (found in review)
+  windres: { exactOnly: true },
+  'llvm-windres': { exactOnly: true },
   expect: { exactOnly: true, codeRunner: true },
   erl: { exactOnly: true, codeRunner: true },
   escript: { exactOnly: true, codeRunner: true },
