@@ -124,6 +124,12 @@ export class AnswerLimitError extends Error {
  * (id and name come first, argument text in pieces) and emitted by `finish`.
  */
 export class OpenAIChunkReader {
+  /**
+   * The calls by their place: a server's index (0 to 63) for the calls it sends there; from 64 on, calls moved off an
+   * index another call holds and calls sent without an index. Placed among the indexes, such a call met the pieces and
+   * the waiting id of the index it stood at: a call sent at index 1 after a call moved off index 0 to place 1 was put
+   * up under the moved call's id, then with its arguments; one sent without an index took the id waiting at index 1.
+   */
   private readonly calls = new Map<number, PendingCall>();
   private lastIndex: number | undefined;
   /** For a server that sends a new call at an index a call already holds: the call its later pieces at that index go to. */
@@ -346,7 +352,7 @@ export class OpenAIChunkReader {
     const held = this.calls.get(current);
     if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
     if ((name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
-    const next = Math.max(...this.calls.keys(), ...this.waitingIds.keys()) + 1;
+    const next = Math.max(MAX_STREAMED_TOOL_CALLS - 1, ...this.calls.keys(), ...this.waitingIds.keys()) + 1;
     this.moved.set(index, next);
     return next;
   }
@@ -405,8 +411,10 @@ export class OpenAIChunkReader {
         return undefined;
       }
     }
-    let next = 0;
-    while (this.calls.has(next)) next++;
+    // Past the indexes and the places of moved calls: one not yet filled would give this call its waiting id.
+    const taken = new Set(this.moved.values());
+    let next = MAX_STREAMED_TOOL_CALLS;
+    while (this.calls.has(next) || taken.has(next)) next++;
     return next;
   }
 }

@@ -949,6 +949,33 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('keeps a waiting call\'s id to the pieces of its own index: a call sent at another index, or without one, where its pieces were placed is put up under its own id', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const first = piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } });
+      const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"rm -rf ~/project"}' } };
+      // c2's id alone at index 0, which c1 holds: its pieces go to a place of their own; c3 comes at index 1, then c2's arguments at index 0.
+      const moved = await rawServer([
+        `${first}\n\n${piece({ index: 0, id: 'c2' })}\n\n${piece({ index: 1, id: 'c3', ...terminal })}\n\n${piece({ index: 0, function: { arguments: { path: 'b' } } })}\n\n${end}`,
+      ]);
+      // c2's id alone at index 1; c3 then comes without an index.
+      const withoutIndex = await rawServer([`${first}\n\n${piece({ index: 1, id: 'c2' })}\n\n${piece({ id: 'c3', ...terminal })}\n\n${end}`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const calls = [
+          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~/project"}' },
+          { type: 'finish', reason: 'tool-calls' },
+        ];
+
+        expect(await read(moved)).toStrictEqual([...calls.slice(0, 2), { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } }, calls[2]]);
+        expect(await read(withoutIndex)).toStrictEqual(calls);
+      } finally {
+        await moved.close();
+        await withoutIndex.close();
+      }
+    });
+
     it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
       const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
