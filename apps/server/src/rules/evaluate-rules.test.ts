@@ -413,6 +413,30 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('highlight -s molokai README.md', [prefix('highlight -s molokai')])).toBe('allow');
   });
 
+  it("highlight's short options in a group, read as its parser reads them: past a letter that takes a value, the rest is that value (found in review)", async () => {
+    // `-Oansi` is `--out-format=ansi`, `-Fstroustrup` `--reformat=stroustrup`: no `-s` in either. `-B`, `-F` and `-x`
+    // take a value too, and `-B`'s is a wildcard of the files it reads, in the folders below too.
+    for (const line of [
+      'highlight -Oansi main.c',
+      'highlight -lOansi main.c',
+      'highlight -Fstroustrup -O ansi main.c',
+      "highlight -B'*.cs' -d out",
+      'highlight -xletter -O rtf -o out.rtf README.md',
+    ]) {
+      expect(await decided(line, [prefix('highlight')]), line).toBe('allow');
+    }
+    for (const line of [
+      'highlight -qs molokai README.md',
+      'highlight -lD/tmp/x README.md',
+      'highlight -Oansi -s molokai README.md',
+      'highlight -lS../x README.md',
+      "highlight -B'/etc/*' -d out",
+      "highlight -B '/etc/*' -d out",
+    ]) {
+      expect(await decided(line, [prefix('highlight')]), line).toBe('ask');
+    }
+  });
+
   it('options through which info and cscope write a file where they are told (found in review)', async () => {
     // `info -o FILE` writes the nodes it shows there, `--dribble` the keys it reads; `cscope -f` its cross-reference,
     // which `-X` deletes at exit: over one of the person's too, as `sort -o` would.

@@ -4,6 +4,7 @@ import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
 import { copySourceMayLeadAway } from './copy-sources';
 import { fileReaderMayReadAway } from './file-readers';
+import { shortValueLetters } from './short-option-files';
 import { isTestRunner, testRunnerArgumentsCovered, testRunnerPathOperands } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, treeMayHoldLinkOut, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
@@ -279,7 +280,7 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ...['ugrep', 'ugrep+'].map((ugrep): [string, CodeOptions] => [ugrep, { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }]),
   // highlight 4 also loads the file a `-s`/`--style` value names as a theme, whatever its name, and runs the
   // language server `--ls-exec` names or a `--ls-profile` of its config names (found in review).
-  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile'] }],
+  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile'], valueLetters: shortValueLetters('highlight') }],
   ['pygmentize', { options: ['-x'] }],
   ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),
   // binutils' nm, ar and ranlib, and GCC's wrappers of them, load the shared library `--plugin` names into themselves
@@ -354,6 +355,11 @@ interface CodeOptions {
    * holds no `-C`.
    */
   flagPackage?: boolean;
+  /**
+   * The short options that take a value, for a parser that reads a group's letters after such a one as its value
+   * (`highlight -Oansi` is `-O ansi`, no `-s`). Unset, every letter of a group is read as an option: more is asked.
+   */
+  valueLetters?: string;
   /** `tar`: a first argument without a dash is a group of options (`tar xIf zstd a.tar`). */
   clustered?: boolean;
   /**
@@ -999,9 +1005,17 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
     if (value === option || value.startsWith(`${option}=`)) return true;
     if (longName !== undefined && longName.length > 2 && option.startsWith('--') && option.startsWith(longName)) return true;
     // A short option anywhere in a group, perhaps with its value attached: `-cfoo`, `-sf Makefile2`.
-    if (option.length === 2 && !value.startsWith('--') && dashed && value.slice(1).includes(option[1]!)) return true;
+    if (option.length === 2 && !value.startsWith('--') && dashed && groupOptions(value, spec).includes(option[1]!)) return true;
   }
   return false;
+}
+
+/** The letters of a group of short options that are options: all, or up to the first that takes a value (`valueLetters`). */
+function groupOptions(group: string, spec: CodeOptions): string {
+  const letters = group.slice(1);
+  const values = spec.valueLetters;
+  const valueAt = values === undefined ? -1 : [...letters].findIndex((letter) => values.includes(letter));
+  return valueAt === -1 ? letters : letters.slice(0, valueAt + 1);
 }
 
 /**
