@@ -445,6 +445,26 @@ describe('a program that prints the files it reads, named one outside the worksp
     expect((await evaluateRules(terminal('fx data.json .name'), [prefix('fx data.json .name', { exact: true })], context)).decision).toBe('allow');
   });
 
+  // Being exact-only decides fx and qsv before the files a call reads are judged, so neither is among the programs
+  // judged as cat is: a prefix rule for either covers no call, whatever it reads or writes, and an exact rule the one
+  // call it names, wherever its files lie (the same before they were taken out of that list).
+  it('fx and qsv are decided by being exact-only, before any file they are given is judged', async () => {
+    const stored = (token: string) => ({ ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } });
+    for (const [token, command] of [
+      ['fx', 'fx data.json .name'],
+      ['fx', 'fx /home/me/.aws/credentials .name'],
+      ['qsv', 'qsv stats data.csv'],
+      ['qsv', 'qsv stats -o /home/me/.bashrc data.csv'],
+      ['qsv', 'qsv stats -o/home/me/.bashrc data.csv'],
+      ['qsv', 'qsv cat rows /home/me/secrets.csv'],
+    ] as const) {
+      expect((await evaluateRules(terminal(command), [stored(token)], context)).decision, command).toBe('ask');
+    }
+    for (const command of ['fx data.json .name', 'fx /etc/hosts .name', 'qsv stats -o out.csv data.csv', 'qsv stats -o/tmp/out.csv data.csv']) {
+      expect((await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision, command).toBe('allow');
+    }
+  });
+
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });

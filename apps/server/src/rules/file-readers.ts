@@ -20,8 +20,8 @@ const FILE_READERS = new Set([
   'bzdiff', 'bzcmp', 'bzless', 'bzmore', 'xzgrep', 'xzegrep', 'xzfgrep', 'xzdiff', 'xzcmp', 'xzless', 'xzmore', 'lzcat',
   'lzgrep', 'lzless', 'lzmore', 'zstdgrep', 'zstdless', 'gzip', 'gunzip', 'pigz', 'unpigz', 'bzip2', 'bunzip2', 'xz', 'unxz',
   'lzma', 'unlzma', 'zstd', 'unzstd', 'lz4', 'brotli', 'zip', 'unzip', 'zipgrep', '7z', '7za', '7zr', 'ar',
-  'yq', 'highlight', 'pygmentize', 'source-highlight', 'enscript', 'a2ps', 'glow', 'fx', 'jless', 'csvlook', 'xsv', 'qsv',
-  'dasel', 'dos2unix', 'unix2dos',
+  'yq', 'highlight', 'pygmentize', 'source-highlight', 'enscript', 'a2ps', 'glow', 'jless', 'csvlook', 'xsv', 'dasel',
+  'dos2unix', 'unix2dos',
   // ugrep+ is ugrep with filters for documents and images (`ug` and `ug+`, which load a `.ugrep` config, are exact-only).
   'ugrep+',
   // pax and cpio read the names to pack from their input, and write those an archive holds as they are (`NAME_LISTS`).

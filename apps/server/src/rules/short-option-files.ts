@@ -46,8 +46,8 @@ const SHORT_OPTIONS: ReadonlyMap<string, ShortOptions> = new Map([
   ...['zstd', 'unzstd', 'zstdcat'].map((zstd): [string, ShortOptions] => [zstd, { values: 'oDTBM', files: 'oD' }]),
   ['brotli', { values: 'oDqwS', files: 'oD' }],
   ['unzip', { values: 'dP', files: 'd' }],
-  // xsv and qsv write `-o`; glow reads a style from `-s`, a file when it is no style's name.
-  ...['xsv', 'qsv'].map((csv): [string, ShortOptions] => [csv, { values: 'do', files: 'o' }]),
+  // xsv writes `-o`; glow reads a style from `-s`, a file when it is no style's name.
+  ['xsv', { values: 'do', files: 'o' }],
   ['glow', { values: 'sw', files: 's' }],
   // strip writes the stripped copy to `-o` (elfutils' the removed sections to `-f` too); addr2line reads `-e`.
   ...['strip', 'llvm-strip'].map((strip): [string, ShortOptions] => [strip, { values: 'FIORKNo', files: 'o' }]),
