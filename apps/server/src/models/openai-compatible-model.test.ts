@@ -595,6 +595,12 @@ describe('OpenAICompatibleModel', () => {
       }
     }
 
+    /** What the model reads from a server that answers at once with the whole completion of `message` (the assistant's), ended with `finish`. */
+    async function partsOfWhole(message: Record<string, unknown>, finish = 'stop'): Promise<ModelPart[]> {
+      await using server = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] }));
+      return await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+    }
+
     it('reads lines split across pieces, CR LF split too, as whole lines', async () => {
       const text = `${chunk({ content: 'Hello ' })}\r\n\r\n${chunk({ content: 'world' })}\n\n${chunk({}, 'stop')}\r\n\r\ndata: [DONE]\n\n`;
       const pieces = [...text.matchAll(/[\s\S]{1,7}/g)].map((match) => match[0]);
@@ -701,37 +707,29 @@ describe('OpenAICompatibleModel', () => {
     });
 
     it('shows a refusal the server sends in place of the answer as the answer’s text, streamed or whole', async () => {
-      const streamed = await rawServer([`${chunk({ role: 'assistant', content: null, refusal: '' })}\n\n${chunk({ refusal: "I can't help " })}\n\n${chunk({ refusal: 'with that.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
-      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: "I can't help with that." }, finish_reason: 'stop' }] }));
-      try {
-        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const ofStreamed = await partsFrom([`${chunk({ role: 'assistant', content: null, refusal: '' })}\n\n${chunk({ refusal: "I can't help " })}\n\n${chunk({ refusal: 'with that.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
+      const ofWhole = await partsOfWhole({ content: null, refusal: "I can't help with that." });
 
-        expect(ofStreamed).toStrictEqual([
-          { type: 'text-delta', text: "I can't help " },
-          { type: 'text-delta', text: 'with that.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-        expect(ofWhole).toStrictEqual([
-          { type: 'text-delta', text: "I can't help with that." },
-          { type: 'finish', reason: 'stop' },
-        ]);
-      } finally {
-        await streamed.close();
-      }
+      expect(ofStreamed).toStrictEqual([
+        { type: 'text-delta', text: "I can't help " },
+        { type: 'text-delta', text: 'with that.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      expect(ofWhole).toStrictEqual([
+        { type: 'text-delta', text: "I can't help with that." },
+        { type: 'finish', reason: 'stop' },
+      ]);
     });
 
     it('reads content sent as a list of parts, streamed or whole, as its text, and ends the turn naming a part that is not text', async () => {
       const parts = (...list: unknown[]) => list;
-      const streamed = await rawServer([
+      const ofStreamed = await partsFrom([
         `${chunk({ role: 'assistant', content: parts({ type: 'text', text: 'Hel' }) })}\n\n${chunk({ content: parts({ type: 'text', text: 'lo ' }, { type: 'text', text: 'there' }) })}\n\n`,
         `${chunk({ content: parts() })}\n\n${chunk({ content: parts({ type: 'refusal', refusal: ' (no more)' }) })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
       ]);
+      const ofWhole = await partsOfWhole({ content: parts({ type: 'text', text: 'Hi ' }, { type: 'text', text: 'there.' }) });
       const image = await rawServer([`${chunk({ content: parts({ type: 'text', text: 'Look:' }) })}\n\n${chunk({ content: parts({ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }) })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
-      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: parts({ type: 'text', text: 'Hi ' }, { type: 'text', text: 'there.' }) }, finish_reason: 'stop' }] }));
       try {
-        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
         const before: ModelPart[] = [];
         const ofImage = await failure(new OpenAICompatibleModel({ baseURL: image.url, model: 'm' }).stream(hello, new AbortController().signal), before);
 
@@ -748,92 +746,65 @@ describe('OpenAICompatibleModel', () => {
         expect(before).toStrictEqual([{ type: 'text-delta', text: 'Look:' }]);
         expect(ofImage.message).toBe(`OpenAI-compatible: the model server at ${image.url} sent a malformed stream chunk (the answer's content holds a part of type "image_url", which is not text)`);
       } finally {
-        await streamed.close();
         await image.close();
       }
     });
 
     it('reads thinking parts of content sent as a list, as reasoning models send their thinking there, as reasoning, streamed or whole', async () => {
       const thinking = (text: string) => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
-      const streamed = await rawServer([
+      const ofStreamed = await partsFrom([
         `${chunk({ role: 'assistant', content: [thinking('The user wants ')] })}\n\n${chunk({ content: [thinking('a listing.')] })}\n\n`,
         `${chunk({ content: [{ type: 'text', text: 'Here it is.' }] })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
       ]);
-      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: [thinking('Short.'), { type: 'text', text: 'Hi.' }] }, finish_reason: 'stop' }] }));
-      try {
-        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const ofWhole = await partsOfWhole({ content: [thinking('Short.'), { type: 'text', text: 'Hi.' }] });
 
-        expect(ofStreamed).toStrictEqual([
-          { type: 'reasoning-delta', text: 'The user wants ' },
-          { type: 'reasoning-delta', text: 'a listing.' },
-          { type: 'text-delta', text: 'Here it is.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-        expect(ofWhole).toStrictEqual([
-          { type: 'reasoning-delta', text: 'Short.' },
-          { type: 'text-delta', text: 'Hi.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-      } finally {
-        await streamed.close();
-      }
+      expect(ofStreamed).toStrictEqual([
+        { type: 'reasoning-delta', text: 'The user wants ' },
+        { type: 'reasoning-delta', text: 'a listing.' },
+        { type: 'text-delta', text: 'Here it is.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      expect(ofWhole).toStrictEqual([
+        { type: 'reasoning-delta', text: 'Short.' },
+        { type: 'text-delta', text: 'Hi.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
     });
 
     it('reads redacted thinking in content sent as a list as a marker in the reasoning, never its data nor the answer, streamed or whole', async () => {
       const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
       const withheld = '\n\n(reasoning withheld by the model server)\n\n';
-      const streamed = await rawServer([
+      const ofStreamed = await partsFrom([
         `${chunk({ role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'The user wants a listing.' }] }] })}\n\n${chunk({ content: [redacted] })}\n\n`,
         `${chunk({ content: [redacted, { type: 'text', text: 'Here it is.' }] })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
       ]);
-      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: [redacted, { type: 'text', text: 'Hi.' }] }, finish_reason: 'stop' }] }));
-      try {
-        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const ofWhole = await partsOfWhole({ content: [redacted, { type: 'text', text: 'Hi.' }] });
 
-        expect(ofStreamed).toStrictEqual([
-          { type: 'reasoning-delta', text: 'The user wants a listing.' },
-          { type: 'reasoning-delta', text: withheld },
-          { type: 'text-delta', text: 'Here it is.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-        expect(ofWhole).toStrictEqual([
-          { type: 'reasoning-delta', text: withheld },
-          { type: 'text-delta', text: 'Hi.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-      } finally {
-        await streamed.close();
-      }
+      expect(ofStreamed).toStrictEqual([
+        { type: 'reasoning-delta', text: 'The user wants a listing.' },
+        { type: 'reasoning-delta', text: withheld },
+        { type: 'text-delta', text: 'Here it is.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      expect(ofWhole).toStrictEqual([{ type: 'reasoning-delta', text: withheld }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
     });
 
     it('reads reasoning_content and reasoning sent as a list of text parts as reasoning, either one when the other is empty, streamed or whole', async () => {
       const text = (value: string) => ({ type: 'text', text: value });
-      const streamed = await rawServer([
+      const ofStreamed = await partsFrom([
         `${chunk({ role: 'assistant', reasoning_content: [text('The user wants '), text('a listing.')] })}\n\n${chunk({ reasoning_content: [], reasoning: [text(' Run ls.')] })}\n\n`,
         `${chunk({ reasoning: [text(' Then say so.')], reasoning_content: [text(' Then say so.')] })}\n\n${chunk({ content: 'Here it is.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
       ]);
-      await using whole = await answeringServer('application/json', JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', reasoning: [text('Short.')], content: 'Hi.' }, finish_reason: 'stop' }] }));
-      try {
-        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const ofWhole = await partsOfWhole({ reasoning: [text('Short.')], content: 'Hi.' });
 
-        expect(ofStreamed).toStrictEqual([
-          { type: 'reasoning-delta', text: 'The user wants a listing.' },
-          { type: 'reasoning-delta', text: ' Run ls.' },
-          { type: 'reasoning-delta', text: ' Then say so.' },
-          { type: 'text-delta', text: 'Here it is.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-        expect(ofWhole).toStrictEqual([
-          { type: 'reasoning-delta', text: 'Short.' },
-          { type: 'text-delta', text: 'Hi.' },
-          { type: 'finish', reason: 'stop' },
-        ]);
-      } finally {
-        await streamed.close();
-      }
+      expect(ofStreamed).toStrictEqual([
+        { type: 'reasoning-delta', text: 'The user wants a listing.' },
+        { type: 'reasoning-delta', text: ' Run ls.' },
+        { type: 'reasoning-delta', text: ' Then say so.' },
+        { type: 'text-delta', text: 'Here it is.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      expect(ofWhole).toStrictEqual([{ type: 'reasoning-delta', text: 'Short.' }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
     });
 
     it('reads tool_calls sent as one call object rather than a list, streamed in pieces or whole, as that call, and ends the turn naming any other shape', async () => {
@@ -1133,26 +1104,17 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads a call a server sends in the older function_call field, streamed in pieces or whole, as the call it is', async () => {
       const piece = (call: Record<string, unknown>) => chunk({ function_call: call });
-      const streamed = await rawServer([`${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n${chunk({}, 'function_call')}\n\ndata: [DONE]\n\n`]);
-      await using whole = await answeringServer(
-        'application/json',
-        JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, function_call: { name: 'read_file', arguments: '{"path":"b.txt"}' } }, finish_reason: 'function_call' }] }),
-      );
-      try {
-        const ofStreamed = await collect(new OpenAICompatibleModel({ baseURL: streamed.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ofWhole = await collect(new OpenAICompatibleModel({ baseURL: whole.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const ofStreamed = await partsFrom([`${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n${chunk({}, 'function_call')}\n\ndata: [DONE]\n\n`]);
+      const ofWhole = await partsOfWhole({ content: null, function_call: { name: 'read_file', arguments: '{"path":"b.txt"}' } }, 'function_call');
 
-        expect(ofStreamed).toStrictEqual([
-          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"a.txt"}' },
-          { type: 'finish', reason: 'tool-calls' },
-        ]);
-        expect(ofWhole).toStrictEqual([
-          { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"b.txt"}' },
-          { type: 'finish', reason: 'tool-calls' },
-        ]);
-      } finally {
-        await streamed.close();
-      }
+      expect(ofStreamed).toStrictEqual([
+        { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"a.txt"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
+      expect(ofWhole).toStrictEqual([
+        { type: 'tool-call', id: '', name: 'read_file', arguments: '{"path":"b.txt"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
     });
 
     it('assembles calls interleaved without an index by their ids, each piece to the call of its id', async () => {
