@@ -441,6 +441,44 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'timeout', source: 'system' }]);
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'timeout', source: 'system' });
   });
+  it('a stop whose claim the store did not take, over an allow made on B a moment before, runs nothing: the owner reads the call again, and the run and the ledger both say allowed, then cancelled', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<Cluster>>;
+    // A hears nothing of B's allow: it learns of it only by reading the store.
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', (input) => (input as { decision: string }).decision === 'cancel')).proxy });
+    const b = await instance(db, 'b', tool, 300);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped after the allow');
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+
+    // A person stops the run on A, whose claim of the call's cancel fails as with the database gone.
+    const failed = failing.arm();
+    await expect(a.chat.stop('s1')).resolves.toMatchObject({ cancelled: 1 });
+    await failed;
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual([]);
+    expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
+    expect(followed.events.filter((event) => event.type === 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
+    expect(followed.events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'allow', source: 'user' });
+  });
+  it('a stop whose claim the store did not take, with nothing decided elsewhere, is claimed again later: the call is cancelled, and the ledger says so', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<Cluster>>;
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { decision: string }).decision === 'cancel')).proxy });
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped');
+
+    const failed = failing.arm();
+    await expect(a.chat.stop('s1')).resolves.toMatchObject({ cancelled: 1 });
+    await failed;
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual([]);
+    expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'cancel', source: 'user' }]);
+    expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'cancel', source: 'user' });
+  });
   it('a grant release whose claim and read-back both fail, the database still down, goes back to waiting for a person, rather than cancelling the call', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -981,7 +981,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     flaky.down = true;
     const answer = await a.chat.stop('s1', 'r1');
     expect(answer).toMatchObject({ cancelled: 1, paused: expect.stringContaining('stored while this instance still holds the run, whichever instance takes the run over then ends it, running nothing more') });
-    // The run's end cannot be stored either: A gives the run up, and tries again until the database answers.
+    // Neither can the call's cancel: A tries again until the database answers, the stop first.
     const refusedByStop = refused;
     await vi.waitFor(() => expect(refused).toBeGreaterThan(refusedByStop), { timeout: 20_000 });
     flaky.down = false;

@@ -1480,8 +1480,8 @@ export class ChatService {
           // A grant's release the database could not take for now: the call waits again for a person (or its row, read
           // back, holds the release after all). A blip does not cancel a call a person may still decide.
           if (outcome.source === 'grant' && this.store.isUnavailable?.(error) === true) return this.waitAgain(call, run);
-          // A timeout not known to have won: a person may have decided the call elsewhere a moment before.
-          if (outcome.decision === 'timeout') return this.timeOutOnceKnown(call, run, cluster);
+          // A timeout or a stop not known to have won: a person may have decided the call elsewhere a moment before.
+          if (outcome.decision === 'timeout' || outcome.decision === 'cancel') return this.endOnceKnown(call, run, cluster, outcome.decision);
           // Not recorded, so not known to have won: nothing runs on it.
           return outcome.decision === 'allow' ? { decision: 'cancel', source: 'system' } : outcome;
         },
@@ -1489,32 +1489,38 @@ export class ChatService {
   }
 
   /**
-   * A call whose timeout the database did not take: the store may hold a person's decision made on another instance
-   * a moment before, so the call neither runs nor is told timed out until its row is read. It is read again a renewal
-   * interval later, as long as it takes: a decision it holds is the call's; while it holds none, the timeout is
-   * claimed again. A run stopped, handed over or lost meanwhile cancels it, and the call does not run.
+   * A call whose timeout or stop the database did not take: the store may hold a person's decision made on another
+   * instance a moment before, so the call neither runs nor is told timed out or cancelled until its row is read. It is
+   * read again a renewal interval later, as long as it takes: a decision it holds is the call's (an allow of a stopped
+   * run runs nothing: the loop ends it cancelled, as it does an allow that won over a stop's claim); while it holds
+   * none, the timeout, or the stop once the run is stopped, is claimed again. A stop of the run not stored yet is
+   * stored first, so whichever instance holds the run (another, once this lease ran out) ends it. A run handed over or
+   * lost meanwhile cancels the call, and it does not run.
    */
-  private async timeOutOnceKnown(call: PendingApproval, run: Run, cluster: Cluster): Promise<DecisionOutcome> {
+  private async endOnceKnown(call: PendingApproval, run: Run, cluster: Cluster, ending: 'timeout' | 'cancel'): Promise<DecisionOutcome> {
     const retryMs = renewalIntervalMs(cluster.leaseMs);
     for (;;) {
       await new Promise<void>((resolve) => setTimeout(resolve, retryMs).unref?.());
-      if (this.closing || run.remote || run.suspended || run.lost || run.cancellation.aborted || this.runs.get(run.runId) !== run) return { decision: 'cancel', source: 'system' };
+      if (this.closing || run.suspended || this.runs.get(run.runId) !== run) return { decision: 'cancel', source: 'system' };
+      const claimed: DecisionOutcome & { source: 'user' | 'system' } = ending === 'cancel' || run.cancellation.aborted ? { decision: 'cancel', source: 'user' } : { decision: 'timeout', source: 'system' };
       try {
+        await this.storeUnstoredStop(cluster, run);
+        if (run.remote || run.lost) return { decision: 'cancel', source: 'system' };
         const record = (await this.store.listRunToolCalls(call.runId)).find((candidate) => candidate.approvalId === call.approvalId);
         if (record === undefined || record.outcome !== null) return { decision: 'cancel', source: 'system' };
         if (record.decision !== null) return recordedOutcome(record);
         const claim = await cluster.claimDecision({
           sessionId: call.sessionId,
           approvalId: call.approvalId,
-          decision: 'timeout',
-          source: 'system',
+          decision: claimed.decision,
+          source: claimed.source,
           decidedAt: Date.now(),
           ...(run.fence === undefined ? {} : { fence: run.fence }),
         });
         if (claim.status === 'already-decided') return claimedOutcome(claim);
-        return claim.status === 'resolved' ? { decision: 'timeout', source: 'system' } : { decision: 'cancel', source: 'system' };
+        return claim.status === 'resolved' ? claimed : { decision: 'cancel', source: 'system' };
       } catch (error) {
-        this.log(`Could not read or record the timeout of ${call.approvalId}: ${messageOf(error)}; tried again in ${retryMs} ms`);
+        this.log(`Could not read or record the ${claimed.decision} of ${call.approvalId}: ${messageOf(error)}; tried again in ${retryMs} ms`);
       }
     }
   }
