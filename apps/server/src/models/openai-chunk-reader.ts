@@ -405,7 +405,15 @@ export class OpenAIChunkReader {
       const anotherObject = (text === undefined || last.text.closed) && (typeof piece === 'string' ? piece.trimStart().startsWith('{') : piece !== undefined);
       // A call's first piece carries its name: one with another id and none goes on with the last call, as at an index.
       const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
-      if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) return this.lastIndex;
+      if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) {
+        // Its call is not named: with calls sent at indexes interleaved and unfinished, the text goes on from either.
+        if (carriesArguments(piece) && this.unfinishedAtIndex(this.lastIndex)) {
+          throw new MalformedChunkError(
+            "arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told",
+          );
+        }
+        return this.lastIndex;
+      }
       if (!named && !carriesArguments(piece)) {
         this.possibleStart = held;
         return undefined;
@@ -416,6 +424,16 @@ export class OpenAIChunkReader {
     let next = MAX_STREAMED_TOOL_CALLS;
     while (this.calls.has(next) || taken.has(next)) next++;
     return next;
+  }
+
+  /** Whether a call sent at an index, other than the one at `besides`, has argument text begun and not yet whole. */
+  private unfinishedAtIndex(besides: number): boolean {
+    const moved = new Set(this.moved.values());
+    for (const [place, call] of this.calls) {
+      const atIndex = place < MAX_STREAMED_TOOL_CALLS || moved.has(place);
+      if (place !== besides && atIndex && typeof call.arguments === 'string' && call.text.begun && !call.text.closed) return true;
+    }
+    return false;
   }
 }
 

@@ -947,6 +947,28 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('ends the turn, nothing put up, when arguments come with neither an index nor their call\'s id while calls sent at indexes are unfinished', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const opened = `${piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } })}\n\n${piece({ index: 1, id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}`;
+      // The text goes on from either call: '{"path":"rm -rf ~"}' or '{"command":"rm -rf ~"}'.
+      const anonymous = await rawServer([`${opened}\n\n${piece({ function: { arguments: '"rm -rf ~"}' } })}\n\n${end}`]);
+      const unknownId = await rawServer([`${opened}\n\n${piece({ id: 'p3', function: { arguments: '"rm -rf ~"}' } })}\n\n${end}`]);
+      try {
+        for (const server of [anonymous, unknownId]) {
+          const parts: ModelPart[] = [];
+          const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
+          expect(parts).toStrictEqual([]);
+          expect(error.message).toBe(
+            `llama.cpp: the model server at ${server.url} sent a malformed stream chunk (arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told)`,
+          );
+        }
+      } finally {
+        await anonymous.close();
+        await unknownId.close();
+      }
+    });
+
     it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
       const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
