@@ -86,6 +86,28 @@ export interface MarkedScope {
   startedSince: number;
 }
 
+/**
+ * A process a scan of /proc found, with its start time as the scan read it (clock ticks since boot): signalled only
+ * while its pid still names that process (`signalFound`).
+ */
+export interface FoundProcess {
+  pid: number;
+  startTime: number;
+}
+
+/**
+ * Sends `signal` to a process a scan found, unless its pid names another process now: the one found ended since the
+ * scan, and its pid went to a new process, which may be anyone's (pids wrap). Gone is no error.
+ */
+export function signalFound(found: FoundProcess, signal: NodeJS.Signals): void {
+  if (pidTakenByAnother(found.pid, found.startTime)) return;
+  try {
+    process.kill(found.pid, signal);
+  } catch {
+    // Gone in the meantime.
+  }
+}
+
 /** Files read at once while scanning /proc; more would risk running out of file descriptors. */
 const SCAN_BATCH = 64;
 
@@ -97,18 +119,19 @@ const SCAN_BATCH = 64;
  * the scan stays cheap. A process that clears its own environment and leaves its group is not found:
  * only a cgroup or a PID namespace would hold that one. Linux only (reads /proc).
  */
-export async function liveMarkedProcesses(scope: MarkedScope): Promise<number[]> {
+export async function liveMarkedProcesses(scope: MarkedScope): Promise<FoundProcess[]> {
   const candidates = await inBatches(await procPids(), async (pid) => {
     const info = await readStat(pid);
-    return info && info.live && info.group !== scope.group && info.startTime >= scope.startedSince ? pid : undefined;
+    return info && info.live && info.group !== scope.group && info.startTime >= scope.startedSince ? { pid: Number(pid), startTime: info.startTime } : undefined;
   });
   const needle = `\0${scope.marker}\0`;
-  const marked = await inBatches(candidates, async (pid) => {
+  // The environment is read after the start time: read from a process that took the pid since, it is told with a
+  // start time that is not its own, and not signalled.
+  return inBatches(candidates, async (found) => {
     // Unreadable (another user's process, or gone) counts as unmarked.
-    const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');
-    return `\0${environ}`.includes(needle) ? Number(pid) : undefined;
+    const environ = await readFile(`/proc/${found.pid}/environ`, 'latin1').catch(() => '');
+    return `\0${environ}`.includes(needle) ? found : undefined;
   });
-  return marked;
 }
 
 /** Like liveMarkedProcesses, synchronously and for several calls, for the moment this server exits. */
@@ -174,26 +197,24 @@ async function inBatches<T, R>(items: readonly T[], map: (item: T) => Promise<R 
   return results;
 }
 
+export interface TerminateMarkedOptions {
+  /** Finds the scope's live processes, each with its start time. Default: liveMarkedProcesses. */
+  scan?: (scope: MarkedScope) => Promise<FoundProcess[]>;
+}
+
 /**
  * Stops every live process of the scope outside its group: SIGTERM, then SIGKILL to whatever is left after
  * `graceMs`, then waits (bounded) for them to be gone. Resolves to whether anything was running.
  */
-export async function terminateMarkedProcesses(scope: MarkedScope, graceMs: number): Promise<boolean> {
-  const found = await liveMarkedProcesses(scope);
+export async function terminateMarkedProcesses(scope: MarkedScope, graceMs: number, options: TerminateMarkedOptions = {}): Promise<boolean> {
+  const scan = options.scan ?? liveMarkedProcesses;
+  const found = await scan(scope);
   if (found.length === 0) return false;
-  for (const pid of found) signalProcess(pid, 'SIGTERM');
-  if (await waitUntil(async () => (await liveMarkedProcesses(scope)).length === 0, graceMs)) return true;
-  for (const pid of await liveMarkedProcesses(scope)) signalProcess(pid, 'SIGKILL');
-  await waitUntil(async () => (await liveMarkedProcesses(scope)).length === 0, graceMs);
+  for (const each of found) signalFound(each, 'SIGTERM');
+  if (await waitUntil(async () => (await scan(scope)).length === 0, graceMs)) return true;
+  for (const each of await scan(scope)) signalFound(each, 'SIGKILL');
+  await waitUntil(async () => (await scan(scope)).length === 0, graceMs);
   return true;
-}
-
-function signalProcess(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Gone in the meantime.
-  }
 }
 
 async function waitUntil(done: () => Promise<boolean>, withinMs: number): Promise<boolean> {
@@ -223,7 +244,7 @@ export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): 
   const quietScans = options.quietScans ?? 3;
   const maxScans = options.maxScans ?? 1_000;
   const needle = `\0${scope.marker}\0`;
-  const frozen: number[] = [];
+  const frozen: FoundProcess[] = [];
   const examined = new Set<string>();
   quietSignalGroup(scope.group, 'SIGSTOP', scope.startedSince);
   let quiet = 0;
@@ -242,9 +263,15 @@ export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): 
         const info = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
         if (!info.live || info.group === scope.group || info.startTime < scope.startedSince) continue;
         if (!`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle)) continue;
-        process.kill(Number(entry), 'SIGSTOP');
-        frozen.push(Number(entry));
+        const found = { pid: Number(entry), startTime: info.startTime };
         foundNew = true;
+        // Ours ended since its stat was read, and its pid went to another process: that one is looked at anew.
+        if (pidTakenByAnother(found.pid, found.startTime)) {
+          examined.delete(entry);
+          continue;
+        }
+        process.kill(found.pid, 'SIGSTOP');
+        frozen.push(found);
       } catch {
         // Gone before it could be read: it may have been one of ours that forked on, so this scan is not a quiet one.
         foundNew = true;
@@ -253,14 +280,9 @@ export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): 
     quiet = foundNew ? 0 : quiet + 1;
   }
   quietSignalGroup(scope.group, 'SIGKILL', scope.startedSince);
-  for (const pid of frozen) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone in the meantime.
-    }
-  }
-  return frozen;
+  // A frozen process runs no more, but another's SIGKILL may still end it, and its pid go to a new process.
+  for (const found of frozen) signalFound(found, 'SIGKILL');
+  return frozen.map(({ pid }) => pid);
 }
 
 function quietSignalGroup(pgid: number, signal: NodeJS.Signals, leaderStart: number): void {

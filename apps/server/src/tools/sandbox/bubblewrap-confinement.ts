@@ -5,7 +5,7 @@ import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { writeInput, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
-import { pidTakenByAnother, processStartTime } from '../process-group';
+import { pidTakenByAnother, processStartTime, signalFound } from '../process-group';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { spawnWatched } from '../process-watchdog';
 import { callFilter } from './call-filter';
@@ -168,8 +168,8 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       if (!running()) return false;
       const sandboxInfo = await Promise.race([info, exited.then(() => undefined), delay(graceMs, undefined)]);
       if (sandboxInfo !== undefined) {
-        for (const pid of await pidNamespaceMembers(sandboxInfo.pidNamespace)) {
-          if (pid !== sandboxInfo.childPid) signalQuietly(pid, 'SIGTERM');
+        for (const member of await pidNamespaceMembers(sandboxInfo.pidNamespace)) {
+          if (member.pid !== sandboxInfo.childPid) signalFound(member, 'SIGTERM');
         }
       }
       const gone = await Promise.race([exited.then(() => true), delay(graceMs, false)]);
