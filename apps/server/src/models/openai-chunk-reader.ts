@@ -190,7 +190,7 @@ export class OpenAIChunkReader {
       // text was dropped unseen under it.
       const content = readContent(delta?.content, this.withheldShown ? '' : WITHHELD_REASONING);
       this.withheldShown ||= content.withheld;
-      const reasoning = `${readReasoning(delta?.reasoning_content) || readReasoning(delta?.reasoning)}${content.reasoning}`;
+      const reasoning = `${readReasoning(delta?.reasoning_content, "the answer's reasoning") || readReasoning(delta?.reasoning, "the answer's reasoning")}${content.reasoning}`;
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
       const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
@@ -470,27 +470,27 @@ function readContent(content: string | readonly z.infer<typeof contentPartSchema
       withheld = true;
       continue;
     }
-    if (part.type === 'thinking' && part.thinking !== null && part.thinking !== undefined) reasoning += readReasoning(part.thinking);
-    else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined);
+    if (part.type === 'thinking' && part.thinking !== null && part.thinking !== undefined) reasoning += readReasoning(part.thinking, "the answer's content");
+    else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined, "the answer's content");
   }
   return { text, reasoning, withheld };
 }
 
 /**
- * Reasoning sent as text, or as a list of text parts, their text joined; a part of another type is refused, named. Sent
- * as a list under `reasoning_content` or `reasoning`, it ended the turn as a malformed chunk.
+ * Reasoning sent as text, or as a list of text parts, their text joined; a part of another type is refused, named, as a
+ * part of `where`. Sent as a list under `reasoning_content` or `reasoning`, it ended the turn as a malformed chunk.
  */
-function readReasoning(reasoning: z.infer<typeof reasoningSchema> | null | undefined): string {
+function readReasoning(reasoning: z.infer<typeof reasoningSchema> | null | undefined, where: string): string {
   if (typeof reasoning === 'string') return reasoning;
-  return (reasoning ?? []).map((part) => partText(part, part.type === 'text' ? part.text : undefined)).join('');
+  return (reasoning ?? []).map((part) => partText(part, part.type === 'text' ? part.text : undefined, where)).join('');
 }
 
 /** A content part's text, or an error naming the part when it has none (a part of another type, or one missing its text). */
-function partText(part: { type: string }, text: string | null | undefined): string {
+function partText(part: { type: string }, text: string | null | undefined, where: string): string {
   if (typeof text === 'string') return text;
   const kind = part.type;
   const named = JSON.stringify(kind.length <= 40 ? kind : `${kind.slice(0, 40)}…`);
-  throw new MalformedChunkError(['text', 'refusal', 'thinking'].includes(kind) ? `the answer's content holds a ${named} part without its ${kind}` : `the answer's content holds a part of type ${named}, which is not text`);
+  throw new MalformedChunkError(['text', 'refusal', 'thinking'].includes(kind) ? `${where} holds a ${named} part without its ${kind}` : `${where} holds a part of type ${named}, which is not text`);
 }
 
 /** What a value that should have been a list is, for an error: `string`, `an object without a function`… */

@@ -796,6 +796,15 @@ describe('OpenAICompatibleModel', () => {
         `${chunk({ reasoning: [text(' Then say so.')], reasoning_content: [text(' Then say so.')] })}\n\n${chunk({ content: 'Here it is.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
       ]);
       const ofWhole = await partsOfWhole({ reasoning: [text('Short.')], content: 'Hi.' });
+      const image = await rawServer([`${chunk({ reasoning_content: [text('Look:')] })}\n\n${chunk({ reasoning_content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
+      try {
+        const before: ModelPart[] = [];
+        const ofImage = await failure(new OpenAICompatibleModel({ baseURL: image.url, model: 'm' }).stream(hello, new AbortController().signal), before);
+        expect(before).toStrictEqual([{ type: 'reasoning-delta', text: 'Look:' }]);
+        expect(ofImage.message).toBe(`OpenAI-compatible: the model server at ${image.url} sent a malformed stream chunk (the answer's reasoning holds a part of type "image_url", which is not text)`);
+      } finally {
+        await image.close();
+      }
 
       expect(ofStreamed).toStrictEqual([
         { type: 'reasoning-delta', text: 'The user wants a listing.' },
