@@ -82,6 +82,31 @@ function failingOnce<Target extends object>(target: Target, method: keyof Target
   return { proxy, arm: () => new Promise<void>((resolve) => (failed = resolve)) };
 }
 
+/**
+ * Like failingOnce, but the call armed is made: what it wrote is stored, and its answer is lost as with the connection
+ * dropped once the statement was sent.
+ */
+function answerLostOnce<Target extends object>(target: Target, method: keyof Target & string, armed: (...args: unknown[]) => boolean): { proxy: Target; arm: () => Promise<void> } {
+  let lost: (() => void) | undefined;
+  const proxy = new Proxy(target, {
+    get(own, key) {
+      const value: unknown = Reflect.get(own, key, own);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(own);
+      if (key !== method) return bound;
+      return async (...args: unknown[]) => {
+        if (lost === undefined || !armed(...args)) return bound(...args);
+        const done = lost;
+        lost = undefined;
+        await bound(...args);
+        done();
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+      };
+    },
+  });
+  return { proxy, arm: () => new Promise<void>((resolve) => (lost = resolve)) };
+}
+
 /** The store, except that while `down` is set its reads of run events fail as with the database gone; `failures` counts them. */
 function eventReadsDown(store: PostgresStore): { store: PostgresStore; down: boolean; failures: number } {
   const outage = {
@@ -502,6 +527,38 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     await claimFails;
     await readFailed;
     await secondRunsOnceAllowed(a, followed, second!, calls);
+  });
+  it('a grant release stored though its answer was lost, whose read-back failed, is read again as what it is: the run and the ledger say the grant allowed the call', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let lostClaim!: ReturnType<typeof answerLostOnce<Cluster>>;
+    let failingRead!: ReturnType<typeof failingOnce<PostgresStore>>;
+    let claimLost = false;
+    const a = await instance(db, 'a', tool, 60_000, {
+      model: new TwoCallsModel(),
+      asCluster: (store) => (lostClaim = answerLostOnce<Cluster>(store, 'claimDecision', (input) => (input as { source: string }).source === 'grant')).proxy,
+      // Only reads after the claim's answer was lost: the read-back.
+      asStore: (store) => (failingRead = failingOnce(store, 'listRunToolCalls', () => claimLost)).proxy,
+    });
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
+    const followed = await followUntil(a, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
+    const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+
+    // "Always allow" on the first: its grant releases the second, whose claim is stored but answered as failed, and the
+    // read of its row fails: it waits again, and its row is read once the database answers.
+    const claimed = lostClaim.arm().then(() => (claimLost = true));
+    const readFailed = failingRead.arm();
+    const answer = await a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true });
+    await claimed;
+    await readFailed;
+
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['first', 'second']);
+    expect(followed.events.filter((event) => event.type === 'tool-decision').map((event) => [event.toolCallId, event.decision, event.source, event.grantId])).toStrictEqual([
+      ['call_1', 'allow', 'user', undefined],
+      ['call_2', 'allow', 'grant', answer.resolved ? answer.grant?.grantId : undefined],
+    ]);
+    expect(await ledgerRow(db, second!)).toStrictEqual({ decision: 'allow', source: 'grant' });
   });
   it('a run handed over because its writes fail is not claimed back at once by an instance that failed to keep it: no bouncing between instances', async () => {
     const db = await cleanups.database();

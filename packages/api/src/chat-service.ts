@@ -1772,14 +1772,13 @@ export class ChatService {
     }
   }
 
-  /** Releases a call waiting here with the decision its ledger row holds (written by another instance). */
+  /**
+   * Releases a call waiting here with the decision its ledger row holds (written by another instance, or by this one
+   * when its answer was lost), as it was made: a grant's release as the grant's, a person's as theirs.
+   */
   private applyRecordedDecision(record: ToolCallRecord): void {
     if (record.decision !== 'allow' && record.decision !== 'deny') return;
-    this.registry.resolve(record.approvalId, record.decision, {
-      sessionId: record.sessionId,
-      ...(record.reason === null ? {} : { reason: record.reason }),
-      ...(record.editedArguments === null ? {} : { arguments: record.editedArguments }),
-    });
+    this.registry.applyRecorded(record.approvalId, record.sessionId, recordedOutcome(record));
   }
 
   /** Ends the runs of a deleted session that are followed here: nothing more will be written to them. */

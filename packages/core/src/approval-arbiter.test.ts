@@ -38,6 +38,22 @@ describe('ApprovalRegistry with an arbiter', () => {
     expect(calls).toBe(1);
   });
 
+  it('applies a decision recorded elsewhere as it was made, its grant kept, without asking the arbiter', async () => {
+    let calls = 0;
+    const registry = new ApprovalRegistry({
+      arbiter: () => {
+        calls++;
+        return undefined;
+      },
+    });
+    const ticket = registry.register(request());
+    expect(registry.applyRecorded(ticket.approvalId, 'other', { decision: 'allow', source: 'grant', grantId: 'grt_1' })).toBe(false);
+    expect(registry.applyRecorded(ticket.approvalId, 'sess', { decision: 'allow', source: 'grant', grantId: 'grt_1' })).toBe(true);
+    await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'grant', grantId: 'grt_1' });
+    expect(registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'allow' });
+    expect(calls).toBe(0);
+  });
+
   it('falls back to the outcome itself when the arbiter fails', async () => {
     const registry = new ApprovalRegistry({ arbiter: () => Promise.reject(new Error('store down')) });
     const cancellation = new Cancellation();

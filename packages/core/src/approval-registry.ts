@@ -261,9 +261,9 @@ class Slot implements ApprovalTicket {
     expiresAt: number | null,
     /**
      * Called once, when the slot settles and before its wait resolves; takes it out of its expiry list too. When it
-     * answers a promise, the wait resolves with what that promise answers instead.
+     * answers a promise, the wait resolves with what that promise answers instead. `recorded`: see settle.
      */
-    private readonly onSettle: (slot: Slot, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined,
+    private readonly onSettle: (slot: Slot, outcome: DecisionOutcome, recorded: boolean) => Promise<DecisionOutcome> | undefined,
   ) {
     this.approvalId = approvalId;
     this.sessionId = request.sessionId;
@@ -312,14 +312,15 @@ class Slot implements ApprovalTicket {
     this.settle(cancelled());
   }
 
-  settle(outcome: DecisionOutcome): void {
+  /** `recorded`: the outcome is one recorded already (see ApprovalRegistry.applyRecorded), which no arbiter is asked about. */
+  settle(outcome: DecisionOutcome, recorded = false): void {
     if (this.outcome) return;
     this.outcome = outcome;
     const signals = this.signals;
     this.signals = undefined;
     if (Array.isArray(signals)) for (const signal of signals) signal.removeEventListener('abort', this);
     else signals?.removeEventListener('abort', this);
-    const held = this.onSettle(this, outcome);
+    const held = this.onSettle(this, outcome, recorded);
     if (held === undefined) {
       this.resolveWait(outcome);
       return;
@@ -440,7 +441,7 @@ export class ApprovalRegistry {
   private readonly grants = new Map<string, Map<string, StoredGrant>>();
   private readonly rememberDecided: number;
   private readonly now: () => number;
-  private readonly forget: (slot: Slot, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
+  private readonly forget: (slot: Slot, outcome: DecisionOutcome, recorded: boolean) => Promise<DecisionOutcome> | undefined;
   private arbiter: Arbiter | undefined;
   /** One expiry list per decision timeout in use (usually one: the default). */
   private readonly expiryLists = new Map<number, ExpiryList>();
@@ -449,9 +450,9 @@ export class ApprovalRegistry {
     this.rememberDecided = options.rememberDecided ?? 10_000;
     this.now = options.now ?? Date.now;
     this.arbiter = options.arbiter;
-    this.forget = (slot, outcome) => {
+    this.forget = (slot, outcome, recorded) => {
       this.forgetSlot(slot, outcome);
-      return this.arbiter?.(slot, outcome);
+      return recorded ? undefined : this.arbiter?.(slot, outcome);
     };
   }
 
@@ -548,6 +549,18 @@ export class ApprovalRegistry {
       return { resolved: false, status: 'already-decided', decision: past.decision };
     }
     return { resolved: false, status: 'not-found' };
+  }
+
+  /**
+   * Ends a waiting call with a decision recorded elsewhere (by another instance, in a store they share), as it was
+   * made: its source, grant, reason or edit kept, so a grant's release reads as the grant's, not a person's. It won
+   * already, so no arbiter is asked. False when the call does not wait here in that session.
+   */
+  applyRecorded(approvalId: string, sessionId: string, outcome: DecisionOutcome): boolean {
+    const slot = this.pending.get(approvalId);
+    if (!slot || slot.sessionId !== sessionId) return false;
+    slot.settle(outcome, true);
+    return true;
   }
 
   /**
