@@ -2095,11 +2095,10 @@ export class ChatService {
           this.unpause(paused);
           return;
         }
-        // Never taken up with options that do not read: it stays paused, said with the record, and runs nothing.
-        if (stored.unreadable !== undefined) throw new Error(`a stored record of it is damaged (${stored.unreadable})`);
         // Still among the paused runs while it is read back, so a stop meanwhile is kept (see stop); it may be paused
-        // again by its first write, before this returns (see flush for the end of the pause).
-        const resumed = await this.resumeRun(stored, undefined, paused);
+        // again by its first write, before this returns (see flush for the end of the pause). One whose records are
+        // damaged is set aside, as at a start, and runs nothing.
+        const resumed = await this.resumeOrSetAside(stored, undefined, undefined, paused);
         if (!resumed) this.unpause(paused);
         else if (this.paused.get(runId) === paused) this.paused.delete(runId);
       } catch (error) {
@@ -2363,14 +2362,14 @@ export class ChatService {
   /**
    * Resumes a run the store kept unfinished (see resumeRun), unless one of its records is damaged: it is then set
    * aside, said in the log, and ended as far as its records read, running nothing (setAsideRun), so the start and
-   * every other run go on. Answers whether it was resumed.
+   * every other run go on. Answers whether it was resumed. `paused`: the run paused here that is taken up.
    */
-  private async resumeOrSetAside(stored: StoredRun, fence?: number, leaseFrom?: number): Promise<boolean> {
+  private async resumeOrSetAside(stored: StoredRun, fence?: number, leaseFrom?: number, paused?: PausedRun): Promise<boolean> {
     const mirror = this.runs.get(stored.runId);
     let record = stored.unreadable ?? (mirror?.remote === true ? mirror.leftOutEvent : undefined);
     if (record === undefined) {
       try {
-        return await this.resumeRun(stored, fence, undefined, leaseFrom);
+        return await this.resumeRun(stored, fence, paused, leaseFrom);
       } catch (error) {
         record = this.store.damagedRecord?.(error);
         if (record === undefined) throw error;
@@ -2378,12 +2377,15 @@ export class ChatService {
     }
     this.log(`Run ${stored.runId} of chat ${stored.sessionId} was set aside: a stored record of it is damaged (${record}). Nothing more of it runs; its records were left as they are.`);
     await setAsideRun(this.store, stored, record, fence).catch((error: unknown) => {
-      // Claimed by a takeover: it is given up (see takeOver), and set aside by whichever instance claims it next.
-      if (fence !== undefined) throw error;
+      // Claimed by a takeover: it is given up (see takeOver), and set aside by whichever instance claims it next;
+      // paused: it stays paused, and is set aside by the next try to take it up.
+      if (fence !== undefined || paused !== undefined) throw error;
       this.log(`Could not record the end of run ${stored.runId}, set aside: ${messageOf(error)}; it is set aside again at the next start`);
     });
     // Followed here until now: its clients here are shown the end written for it.
     if (mirror?.remote === true && this.runs.get(stored.runId) === mirror) await this.readRemoteEvents(mirror);
+    // Paused here: its clients, still on its log, are shown that end too, before the log closes.
+    if (paused !== undefined) await this.readStoredEvents(stored.runId, paused.run.log).catch((error: unknown) => this.log(`Could not read the end of run ${stored.runId}, set aside: ${messageOf(error)}`));
     return false;
   }
 
