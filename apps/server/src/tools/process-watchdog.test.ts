@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
 import { processStartTime } from './process-group';
-import { isRunning, killAllWith, processesWith, uniqueToken } from './test-support';
+import { WATCHDOG_SCRIPT } from './process-watchdog';
+import { isRunning, killAllWith, processesWith, tempFolder, uniqueToken } from './test-support';
 
 const WATCHDOG = fileURLToPath(new URL('./process-watchdog.ts', import.meta.url));
 
@@ -120,4 +124,96 @@ describe('the watchdog of a call, told a start time', () => {
     const told = kind === 'pid' ? `watchProcess(${victim.pid!}, ${start})` : `watchGroup(${victim.pid!}, ${start})`;
     await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}).${told}`);
   });
+});
+
+// Stands in for grep, first on PATH: runs the real one, and right after the run named in the folder's `moment` file
+// (`scan N`: the Nth grep of every environment, `look N`: the Nth of one process's), if that run found the marked
+// process, ends it and starts an unmarked one, the bystander, at its pid, under a parent that writes how it ended to
+// `ended`.
+const STAND_IN_GREP = `#!/bin/sh
+dir=\${0%/*}
+case $1 in -l*) kind=scan ;; -q*) kind=look ;; *) exec /usr/bin/grep "$@" ;; esac
+count=0
+[ -e "$dir/$kind" ] && read -r count < "$dir/$kind"
+count=$((count + 1))
+echo "$count" > "$dir/$kind"
+out=$(/usr/bin/grep "$@")
+status=$?
+read -r moment < "$dir/moment"
+read -r marked < "$dir/marked"
+case $status:$kind:$out in 0:scan:*"/proc/$marked/environ"*|0:look:) found=yes ;; *) found=no ;; esac
+if [ "$kind $count" = "$moment" ] && [ "$found" = yes ]; then
+  read -r stat < "/proc/$marked/stat"
+  set -- \${stat##*) }
+  started=$20
+  # The bystander starts at least a clock tick after the marked process, as it would once pids wrapped.
+  ticks=0
+  while [ "$ticks" -le $((started + 1)) ]; do read -r up idle < /proc/uptime; ticks=\${up%.*}\${up#*.}; done
+  kill -s KILL "$marked"
+  while [ -e "/proc/$marked" ]; do :; done
+  bystander=$( (echo $((marked - 1)) > /proc/sys/kernel/ns_last_pid; sleep 300 < /dev/null > /dev/null 2>&1 & echo "$!"; exec > /dev/null; wait "$!"; echo "$?" > "$dir/ended") & )
+  echo "$bystander" > "$dir/bystander"
+fi
+[ -z "$out" ] || printf '%s\\n' "$out"
+exit $status
+`;
+
+// PID 1 of a PID namespace of its own, where nothing else starts a process, so the pid after ns_last_pid is the next
+// one given: starts a process carrying the marker ($2), runs the watchdog's script from the folder ($1) with the
+// stand-in grep, as the watchdog runs once the server died, then ends the bystander with SIGTERM and tells how it
+// ended. A SIGKILL the watchdog sent has begun its exit by then, which drops the SIGTERM, however soon it is sent; a
+// SIGSTOP it sent is still pending (SIGSTOP is signal 19) or has stopped the bystander (state T), read in that order.
+const DRIVER = `
+dir=$1
+env "$2" sleep 300 < /dev/null > /dev/null 2>&1 &
+echo "$!" > "$dir/marked"
+until grep -qzxF -- "$2" "/proc/$!/environ"; do :; done
+PATH="$dir:/usr/bin:/bin" sh "$dir/watchdog.sh" "$2" < /dev/null
+read -r marked < "$dir/marked"
+if ! read -r bystander < "$dir/bystander" 2>/dev/null; then echo 'no bystander was started'; exit 0; fi
+if [ "$bystander" != "$marked" ]; then echo "the bystander got pid $bystander, not $marked"; exit 0; fi
+stopped=no
+while read -r field value; do
+  case $field in SigPnd:|ShdPnd:) [ $((0x$value >> 18 & 1)) = 0 ] || stopped=yes ;; esac
+done < "/proc/$bystander/status"
+read -r stat < "/proc/$bystander/stat"
+set -- \${stat##*) }
+[ "$1" != T ] || stopped=yes
+kill -s TERM "$bystander"
+kill -s CONT "$bystander"
+until [ -s "$dir/ended" ]; do :; done
+read -r ended < "$dir/ended"
+case $ended:$stopped in
+  137:*) echo 'the bystander was killed' ;;
+  *:yes) echo 'the bystander was stopped' ;;
+  143:no) echo 'the bystander ran until the end' ;;
+  *) echo "the bystander ended with status $ended" ;;
+esac
+`;
+
+describe('the watchdog of a call, when a marked process its scan found ends and its pid goes to another process', () => {
+  // Its pid is given to the bystander for real: the script runs in a PID namespace of its own (unshare, as root).
+  test.each([
+    ['scan 1', 'the scan that found it'],
+    ['scan 2', 'it was frozen'],
+    ['look 1', 'its environment was read a second time'],
+  ])('neither stops nor kills the process that took that pid (%s: after %s)', async (moment) => {
+    await using folder = await tempFolder();
+    await writeFile(path.join(folder.path, 'watchdog.sh'), WATCHDOG_SCRIPT);
+    await writeFile(path.join(folder.path, 'grep'), STAND_IN_GREP);
+    await chmod(path.join(folder.path, 'grep'), 0o755);
+    await writeFile(path.join(folder.path, 'moment'), `${moment}\n`);
+    const marker = `AIRLOCK_TOOL_CALL=${uniqueToken()}`;
+    const driver = spawn('unshare', ['--pid', '--kill-child', '--mount-proc', '/bin/sh', '-c', DRIVER, 'driver', folder.path, marker], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let told = '';
+      driver.stdout.on('data', (chunk: Buffer) => (told += chunk.toString()));
+      const [exitCode] = await once(driver, 'close');
+      expect({ exitCode, told }).toStrictEqual({ exitCode: 0, told: 'the bystander ran until the end\n' });
+    } finally {
+      driver.kill('SIGKILL');
+    }
+  }, 30_000);
 });

@@ -19,19 +19,26 @@ const MAX_SCANS = 1_000;
 // Then it freezes every process carrying the marker ($1), scanning /proc until several scans in a row find no new
 // one, so one that forks on is frozen before it can start another, and kills them all at the end, so none of them
 // can restart another. One grep reads every environment in a scan: a grep per process takes seconds on a loaded
-// machine, during which the call runs on.
+// machine, during which the call runs on. A pid it finds is kept with its start time, read before a second grep of
+// that process's environment alone: a process that took the pid before that grep is not marked, and one that took it
+// after started at another time. It is frozen, and killed at the end, only while its pid still names the process of
+// that start time: the one found may have ended meanwhile (a frozen one too, by another's SIGKILL), its pid given to
+// a new process, anyone's.
 // A group is signalled with `kill -s SIG -- -pgid`: dash (/bin/sh on Debian and Ubuntu) takes the `--` of
 // `kill -SIG -- -pgid` for a pid, fails, and signals nothing.
-const SCRIPT = `
-same() {
-  want=$2
-  [ -z "$want" ] && return 0
+/** The watchdog's shell script, run as `sh -c WATCHDOG_SCRIPT airlock-watchdog <marker>` (see above). */
+export const WATCHDOG_SCRIPT = `
+started() {
+  ticks=
   stat=
-  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 2
-  rest=\${stat##*) }
-  set -- $rest
-  [ "\${20}" = "$want" ] && return 0
-  return 1
+  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 1
+  set -- \${stat##*) }
+  ticks=\${20}
+}
+same() {
+  [ -z "$2" ] && return 0
+  started "$1" || return 2
+  [ "$ticks" = "$2" ]
 }
 told=
 while read -r kind id start; do
@@ -61,12 +68,16 @@ while [ "$quiet" -lt ${QUIET_SCANS} ] && [ "$scans" -lt ${MAX_SCANS} ]; do
   for environ in $(grep -lzxF -- "$1" /proc/[0-9]*/environ 2>/dev/null); do
     pid=\${environ#/proc/}
     pid=\${pid%/environ}
-    case "$frozen " in *" $pid "*) continue ;; esac
+    started "$pid"
+    case "$frozen " in *" $pid:$ticks "*) continue ;; esac
     quiet=0
-    kill -s STOP "$pid" 2>/dev/null && frozen="$frozen $pid"
+    at=$ticks
+    [ -n "$at" ] && grep -qzxF -- "$1" "$environ" 2>/dev/null && same "$pid" "$at" && kill -s STOP "$pid" 2>/dev/null && frozen="$frozen $pid:$at"
   done
 done
-[ -z "$frozen" ] || kill -s KILL -- $frozen 2>/dev/null
+for entry in $frozen; do
+  same "\${entry%:*}" "\${entry#*:}" && kill -s KILL "\${entry%:*}" 2>/dev/null
+done
 exit 0`;
 
 /** Stops a call's processes if this server dies before the call ends; see startCallWatchdog. */
@@ -93,7 +104,7 @@ export interface ProcessWatchdog {
  * group leaves only processes carrying the marker, which the watchdog finds.
  */
 export function startCallWatchdog(marker: string): ProcessWatchdog {
-  const watchdog = spawn('/bin/sh', ['-c', SCRIPT, 'airlock-watchdog', marker], {
+  const watchdog = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, 'airlock-watchdog', marker], {
     cwd: '/',
     env: { PATH: '/usr/bin:/bin' },
     detached: true,
