@@ -134,32 +134,6 @@ export async function liveMarkedProcesses(scope: MarkedScope): Promise<FoundProc
   });
 }
 
-/** Like liveMarkedProcesses, synchronously and for several calls, for the moment this server exits. */
-export function liveMarkedProcessesSync(scopes: readonly MarkedScope[]): number[] {
-  if (scopes.length === 0) return [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const since = Math.min(...scopes.map((scope) => scope.startedSince));
-  const needles = scopes.map((scope) => `\0${scope.marker}\0`);
-  const pids: number[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const info = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
-      if (!info.live || info.startTime < since) continue;
-      const environ = `\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`;
-      if (needles.some((needle) => environ.includes(needle))) pids.push(Number(entry));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return pids;
-}
-
 /** The start time (clock ticks since boot) of a process, from /proc; undefined when it cannot be read. */
 export function processStartTime(pid: number): number | undefined {
   try {
