@@ -415,12 +415,13 @@ describe('what a prefix rule does not cover', () => {
 
   it("highlight's short options in a group, read as its parser reads them: past a letter that takes a value, the rest is that value (found in review)", async () => {
     // `-Oansi` is `--out-format=ansi`, `-Fstroustrup` `--reformat=stroustrup`: no `-s` in either. `-B`, `-F` and `-x`
-    // take a value too, and `-B`'s is a wildcard of the files it reads, in the folders below too.
+    // take a value too; `-B` is a search highlight runs itself, following links below, which a prefix rule never covers
+    // (`links-leading-out.test.ts`).
     for (const line of [
       'highlight -Oansi main.c',
       'highlight -lOansi main.c',
       'highlight -Fstroustrup -O ansi main.c',
-      "highlight -B'*.cs' -d out",
+      'highlight -OB -o out.txt main.c',
       'highlight -xletter -O rtf -o out.rtf README.md',
     ]) {
       expect(await decided(line, [prefix('highlight')]), line).toBe('allow');
@@ -432,6 +433,8 @@ describe('what a prefix rule does not cover', () => {
       'highlight -lS../x README.md',
       "highlight -B'/etc/*' -d out",
       "highlight -B '/etc/*' -d out",
+      "highlight -B'*.cs' -d out",
+      "highlight --batch-recursive='*.cs' -d out",
     ]) {
       expect(await decided(line, [prefix('highlight')]), line).toBe('ask');
     }

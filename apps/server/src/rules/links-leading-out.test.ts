@@ -132,6 +132,40 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     expect(await verdict('git -C in status')).toMatchObject({ effect: 'allow' });
   });
 
+  it("highlight's -B, a search it runs itself, following links below, is never covered by a prefix rule (found in review)", async () => {
+    // `highlight -B'*.c' -d out` reads every file the wildcard matches in the folder before its last `/` and in each
+    // folder below, following links to files and folders, `node_modules`' too (checked with highlight 3.41): no word
+    // of the call names what it reads, and a look for links below leaves `node_modules` out.
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const outside = path.join(folder.path, 'outside');
+    await mkdir(path.join(outside, 'deep'), { recursive: true });
+    await writeFile(path.join(outside, 'deep', 'key.c'), 'int key = 42;\n');
+    await mkdir(path.join(workspace, 'src'), { recursive: true });
+    await writeFile(path.join(workspace, 'src', 'main.c'), 'int main(void) { return 0; }\n');
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    for (const name of ['highlight', 'cat']) {
+      await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: [name], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+    const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    const verdict = async (command: string) => (await rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true }))?.effect;
+    const searches = [
+      "highlight -B'*.c' -d out",
+      "highlight -B 'src/*.c' -d out",
+      'highlight -B*.c -d out',
+      "highlight -lB'*.c' -d out",
+      "highlight --batch-recursive='*.c' -d out",
+      "highlight --bat '*.c' -d out",
+    ];
+    await mkdir(path.join(workspace, 'node_modules'));
+    await symlink(path.join(outside, 'deep'), path.join(workspace, 'node_modules', 'pkg'));
+    for (const command of searches) expect(await verdict(command), command).toBe('ask');
+    for (const command of ['highlight -O ansi src/main.c', 'cat src/*.c']) expect(await verdict(command), command).toBe('allow');
+    await symlink(path.join(outside, 'deep', 'key.c'), path.join(workspace, 'link.c'));
+    await symlink(outside, path.join(workspace, 'src', 'vendor'));
+    for (const command of [...searches, 'highlight link.c', 'cat link.c', 'cat *.c']) expect(await verdict(command), command).toBe('ask');
+  });
+
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
     await using folder = await plantedWorkspace();
     const judge = (command: string) => evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) });

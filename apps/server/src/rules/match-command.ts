@@ -279,8 +279,10 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['enscript', { options: ['-I', '--filter', '-e', '--escapes'] }],
   ...['ugrep', 'ugrep+'].map((ugrep): [string, CodeOptions] => [ugrep, { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }]),
   // highlight 4 also loads the file a `-s`/`--style` value names as a theme, whatever its name, and runs the
-  // language server `--ls-exec` names or a `--ls-profile` of its config names (found in review).
-  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile'], valueLetters: shortValueLetters('highlight') }],
+  // language server `--ls-exec` names or a `--ls-profile` of its config names (found in review). `-B`/
+  // `--batch-recursive` reads what its wildcard matches in the folder before its last `/` and every folder below,
+  // following links to files and folders, `node_modules`' too, which no look for links below walks (found in review).
+  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile', '-B', '--batch-recursive'], valueLetters: shortValueLetters('highlight') }],
   ['pygmentize', { options: ['-x'] }],
   ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),
   // binutils' nm, ar and ranlib, and GCC's wrappers of them, load the shared library `--plugin` names into themselves

@@ -25,12 +25,12 @@ const SHORT_OPTIONS: ReadonlyMap<string, ShortOptions> = new Map([
   ...['ugrep', 'ugrep+'].map((ugrep): [string, ShortOptions] => [ugrep, { values: 'ABCdDefgJKmMNOt', files: 'f' }]),
   // pygmentize writes `-o`, and its HTML formatter the stylesheet `-O cssfile=…` or `-P cssfile=…` names.
   ['pygmentize', { values: 'lfOPFoaS', files: 'o', optionLists: 'OP' }],
-  // enscript and a2ps write the file `-p`/`-o` names; highlight reads `-i`, `-e` (a stylesheet it copies into the
-  // output) and the files `-B`'s wildcard matches, in the folders below too (`-B'/etc/*'`), and writes `-o`, `-c` and
-  // into the folder `-d`; source-highlight reads `-i` and writes `-o`.
+  // enscript and a2ps write the file `-p`/`-o` names; highlight reads `-i` and `-e` (a stylesheet it copies into the
+  // output) and writes `-o`, `-c` and into the folder `-d` (its `-B` search is asked about: `match-command.ts`);
+  // source-highlight reads `-i` and writes `-o`.
   ['enscript', { values: '#aAbCdDeEfFHiILMnopPsStTuUwWX', files: 'op' }],
   ['a2ps', { values: 'aAbdDEflLMnoPsSTuX', files: 'o' }],
-  ['highlight', { values: 'oidceDsSOtkKjJmuyTBFx', files: 'oidceB' }],
+  ['highlight', { values: 'oidceDsSOtkKjJmuyTBFx', files: 'oidce' }],
   ['source-highlight', { values: 'iosfcTtH', files: 'ioH' }],
   // iconv, uudecode and shuf write the file `-o` names, sdiff its merge, csplit the pieces named after `-f`'s prefix.
   ['iconv', { values: 'fto', files: 'o' }],
