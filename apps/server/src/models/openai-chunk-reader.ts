@@ -407,7 +407,7 @@ export class OpenAIChunkReader {
       const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
       if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) {
         // Its call is not named: with calls sent at indexes interleaved and unfinished, the text goes on from either.
-        if (carriesArguments(piece) && this.unfinishedAtIndex(this.lastIndex)) {
+        if (carriesArguments(piece) && this.unfinishedBesides(this.lastIndex)) {
           throw new MalformedChunkError(
             "arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told",
           );
@@ -426,12 +426,17 @@ export class OpenAIChunkReader {
     return next;
   }
 
-  /** Whether a call sent at an index, other than the one at `besides`, has argument text begun and not yet whole. */
-  private unfinishedAtIndex(besides: number): boolean {
+  /**
+   * Whether a call other than the one at `besides` has argument text begun and not yet whole: a call sent at an index,
+   * or any call when the one at `besides` was sent at one. Counted only at indexes, read_file's `{"path":` sent without
+   * one, then terminal's `{"command":` at index 0, let `"rm -rf ~"}` go on with terminal.
+   */
+  private unfinishedBesides(besides: number): boolean {
     const moved = new Set(this.moved.values());
+    const atIndex = (place: number) => place < MAX_STREAMED_TOOL_CALLS || moved.has(place);
+    const anywhere = atIndex(besides);
     for (const [place, call] of this.calls) {
-      const atIndex = place < MAX_STREAMED_TOOL_CALLS || moved.has(place);
-      if (place !== besides && atIndex && typeof call.arguments === 'string' && call.text.begun && !call.text.closed) return true;
+      if (place !== besides && (anywhere || atIndex(place)) && typeof call.arguments === 'string' && call.text.begun && !call.text.closed) return true;
     }
     return false;
   }

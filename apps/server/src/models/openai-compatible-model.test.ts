@@ -978,6 +978,27 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('ends the turn, nothing put up, when arguments with neither an index nor an id follow a call sent at an index while a call sent without one is unfinished', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      // read_file sent without an index, then terminal at index 0: the text goes on from either, '{"path":"rm -rf ~"}' or '{"command":"rm -rf ~"}'.
+      const server = await rawServer([
+        `${piece({ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } })}\n\n`,
+        `${piece({ index: 0, id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}\n\n`,
+        `${piece({ function: { arguments: '"rm -rf ~"}' } })}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      ]);
+      try {
+        const parts: ModelPart[] = [];
+        const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
+
+        expect(parts).toStrictEqual([]);
+        expect(error.message).toBe(
+          `llama.cpp: the model server at ${server.url} sent a malformed stream chunk (arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told)`,
+        );
+      } finally {
+        await server.close();
+      }
+    });
+
     it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
       const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
