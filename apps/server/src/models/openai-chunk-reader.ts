@@ -350,8 +350,12 @@ export class OpenAIChunkReader {
     this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
-    if (id === undefined || id === '' || held === undefined || held.id === '' || held.id === id) return current;
-    if ((name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
+    // An id waiting where a server's calls at this index were moved is the call it began there, as it begins each: a
+    // piece with another id is its next call. Taken as the waiting call's, c3's terminal was put up under c2's id, and
+    // c2's arguments sent after it replaced terminal's.
+    const holder = held?.id ?? (current === index ? undefined : this.waitingIds.get(current));
+    if (id === undefined || id === '' || holder === undefined || holder === '' || holder === id) return current;
+    if (held !== undefined && (name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
     const next = Math.max(MAX_STREAMED_TOOL_CALLS - 1, ...this.calls.keys(), ...this.waitingIds.keys()) + 1;
     this.moved.set(index, next);
     return next;
@@ -376,11 +380,14 @@ export class OpenAIChunkReader {
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     const held = this.possibleStart;
     this.possibleStart = undefined;
-    // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id: at most 64 calls to look through.
-    if (id !== undefined && id !== '') for (const [index, call] of this.calls) if (call.id === id) return index;
+    // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id, or where its id waits: at most 64 calls to
+    // look through.
+    const identified = id !== undefined && id !== '';
+    if (identified) for (const [index, call] of this.calls) if (call.id === id) return index;
+    if (identified) for (const [index, waiting] of this.waitingIds) if (waiting === id) return index;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
-      const anonymous = id === undefined || id === '';
+      const anonymous = !identified;
       const text = typeof last.arguments === 'string' ? last.arguments : undefined;
       const named = name !== undefined && name !== '';
       if (anonymous && (text === undefined || last.text.closed) && !carriesArguments(piece) && (!named || name === last.name)) {
@@ -419,10 +426,11 @@ export class OpenAIChunkReader {
         return undefined;
       }
     }
-    // Past the indexes and the places of moved calls: one not yet filled would give this call its waiting id.
+    // Past the indexes and the places of moved calls: one not yet filled would give this call its waiting id. So would a
+    // place where another id waits: b's terminal was put up under a's id, and a's pieces then joined to it.
     const taken = new Set(this.moved.values());
     let next = MAX_STREAMED_TOOL_CALLS;
-    while (this.calls.has(next) || taken.has(next)) next++;
+    while (this.calls.has(next) || taken.has(next) || (identified && this.waitingIds.has(next))) next++;
     return next;
   }
 

@@ -999,6 +999,45 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('keeps each call to its own id when an id came alone: a call with another id does not take it, and the pieces later sent with it are its own call\'s, not joined to that call', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const terminal = (args: string) => ({ type: 'function', function: { name: 'terminal', arguments: args } });
+      // No indexes: a's id alone, then b's call, then a's arguments.
+      const opened = await rawServer([`${piece({ id: 'a' })}\n\n${piece({ id: 'b', ...terminal('{"command":') })}\n\n${piece({ id: 'a', function: { arguments: '"rm -rf ~"}' } })}\n\n${end}`]);
+      const whole = await rawServer([`${piece({ id: 'a' })}\n\n${piece({ id: 'b', ...terminal('{"command":"ls"}') })}\n\n${piece({ id: 'a', function: { arguments: '{"path":"x"}' } })}\n\n${end}`]);
+      // Every call at index 0: c2's id alone is moved off c1's index, then c3's call and c2's arguments come there.
+      const moved = await rawServer([
+        `${piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } })}\n\n${piece({ index: 0, id: 'c2' })}\n\n`,
+        `${piece({ index: 0, id: 'c3', ...terminal('{"command":"rm -rf ~"}') })}\n\n${piece({ index: 0, id: 'c2', function: { arguments: { path: 'b' } } })}\n\n${end}`,
+      ]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const finish = { type: 'finish', reason: 'tool-calls' };
+
+        expect(await read(opened)).toStrictEqual([
+          { type: 'tool-call', id: 'a', name: '', arguments: '"rm -rf ~"}' },
+          { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":' },
+          finish,
+        ]);
+        expect(await read(whole)).toStrictEqual([
+          { type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' },
+          { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' },
+          finish,
+        ]);
+        expect(await read(moved)).toStrictEqual([
+          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~"}' },
+          { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } },
+          finish,
+        ]);
+      } finally {
+        await opened.close();
+        await whole.close();
+        await moved.close();
+      }
+    });
+
     it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
       const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
