@@ -507,6 +507,28 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('llvm-windres and llvm-rc under the versioned names a distribution installs, and windres under a cross build’s name, are exact-only (found in review)', async () => {
+    // Debian installs `llvm-windres-14` and `llvm-rc-14` alone; both copy the file an .rc's `1 RCDATA "/…/secret.txt"`
+    // names into their output (checked with LLVM 14), and llvm-windres runs `--preprocessor`.
+    const stored = (token: string) => ({ ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } });
+    for (const [token, line] of [
+      ['llvm-windres-14', 'llvm-windres-14 --preprocessor=./evil.sh app.rc app.o'],
+      ['llvm-windres-14', 'llvm-windres-14 app.rc app.o'],
+      ['llvm-rc', 'llvm-rc /fo app.res app.rc'],
+      ['llvm-rc-14', 'llvm-rc-14 /fo app.res app.rc'],
+      ['llvm-rc-14.0', 'llvm-rc-14.0 /fo app.res app.rc'],
+    ] as const) {
+      expect(await decided(line, [stored(token)]), line).toBe('ask');
+    }
+    // A rule that could be stored but would cover nothing: storing and judging agree that it must be exact.
+    for (const name of ['llvm-windres-14', 'llvm-rc', 'llvm-rc-14', 'x86_64-w64-mingw32-windres', 'i686-w64-mingw32-windres', 'x86_64-w64-mingw32-windres-12']) {
+      expect(() => prefix(name), name).toThrow(/must be exact/);
+      expect(isExactOnlyCommand(name), name).toBe(true);
+    }
+    expect(await decided('llvm-rc-14 /fo app.res app.rc', [prefix('llvm-rc-14 /fo app.res app.rc', { exact: true })])).toBe('allow');
+    expect(await decided('x86_64-w64-mingw32-dlltool -d foo.def -l libfoo.a', [prefix('x86_64-w64-mingw32-dlltool')])).toBe('allow');
+  });
+
   it('windres, which runs its preprocessor through a shell, is exact-only, and dlltool asks about the assembler it runs (found in review)', async () => {
     // windres runs `--preprocessor` with the `--preprocessor-arg`, `-D`, `-U` and `-I` values and the input's name in
     // one line through popen, escaping only spaces and parentheses (`-D'X;sh x.sh'` runs x.sh), and an .rc file copies

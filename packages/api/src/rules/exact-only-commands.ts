@@ -57,9 +57,16 @@ export function isPrefixedDebugger(name: string): boolean {
   return PREFIXED_DEBUGGER.test(name);
 }
 
+/**
+ * windres under a cross build's name, perhaps versioned (`x86_64-w64-mingw32-windres`), which the server's rules judge
+ * as windres (`TARGET_BINARY_TOOL` in match-command.ts): exact-only as windres is, so a prefix rule for it is refused
+ * when stored rather than kept covering nothing.
+ */
+const CROSS_WINDRES = /^[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-windres(?:-\d+(?:\.\d+)*)?$/;
+
 /** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
 export function isExactOnlyCommand(name: string): boolean {
-  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name) || isPrefixedDebugger(name) || isDynamicLoader(name) || EMULATOR.test(name);
+  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name) || isPrefixedDebugger(name) || isDynamicLoader(name) || EMULATOR.test(name) || CROSS_WINDRES.test(name);
 }
 
 /**

@@ -176,9 +176,12 @@ const PROGRAMS = {
   xsltproc: { exactOnly: true },
   // windres runs its preprocessor through a shell, with the `-D`, `-U`, `-I` and `--preprocessor-arg` values and the
   // input's name in its line, escaping only spaces and parentheses (`-D'X;sh x.sh'`), and an .rc file copies any file
-  // it names into the output (`1 RCDATA "/home/me/.ssh/id_rsa"`); LLVM's runs `--preprocessor` too (found in review)
+  // it names into the output (`1 RCDATA "/home/me/.ssh/id_rsa"`); LLVM's runs `--preprocessor` too, and it and
+  // llvm-rc copy what an RCDATA line names as well, under the versioned names Debian installs alone (`llvm-windres-14`,
+  // `llvm-rc-14`); windres under a cross build's name is `isExactOnlyCommand`'s (found in review)
   windres: { exactOnly: true },
-  'llvm-windres': { exactOnly: true },
+  'llvm-windres': { exactOnly: true, versionedNames: true },
+  'llvm-rc': { exactOnly: true, versionedNames: true },
   expect: { exactOnly: true, codeRunner: true },
   erl: { exactOnly: true, codeRunner: true },
   escript: { exactOnly: true, codeRunner: true },
