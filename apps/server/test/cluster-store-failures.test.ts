@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { tmpdir } from 'node:os';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
+import { channelName } from '../src/store/postgres-store';
 import { cleanupsAfterEach } from './support/cleanups';
 import { ConversationModel } from './support/conversation-model';
 import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
@@ -208,9 +209,13 @@ function eventWritesDown(store: PostgresStore): { store: PostgresStore; down: bo
   return outage;
 }
 
-/** The store as a cluster, counting for one run the scans that found it claimable and the claims of it that won. */
-function countingClaims(store: PostgresStore, runId: string): { cluster: Cluster; listed: number; claimed: number } {
+/**
+ * The store as a cluster, counting the scans for runs to take over, for one run those that found it claimable, and
+ * the claims of it that won.
+ */
+function countingClaims(store: PostgresStore, runId: string): { cluster: Cluster; scans: number; listed: number; claimed: number } {
   const counts = {
+    scans: 0,
     listed: 0,
     claimed: 0,
     cluster: new Proxy(store, {
@@ -221,6 +226,7 @@ function countingClaims(store: PostgresStore, runId: string): { cluster: Cluster
         if (key === 'listClaimableRuns') {
           return async () => {
             const runs = (await bound()) as { runId: string }[];
+            counts.scans++;
             if (runs.some((run) => run.runId === runId)) counts.listed++;
             return runs;
           };
@@ -560,30 +566,36 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     ]);
     expect(await ledgerRow(db, second!)).toStrictEqual({ decision: 'allow', source: 'grant' });
   });
-  it('a run handed over because its writes fail is not claimed back at once by an instance that failed to keep it: no bouncing between instances', async () => {
+  it('a run handed over because its writes fail, given up again soon after, is held off by every instance, a third one too: no bouncing between instances', async () => {
     const db = await cleanups.database();
     const { tool } = recordingTool();
-    let outageA!: ReturnType<typeof eventWritesDown>;
-    let outageB!: ReturnType<typeof eventWritesDown>;
-    let claimsA!: ReturnType<typeof countingClaims>;
-    let claimsB!: ReturnType<typeof countingClaims>;
+    const outages: ReturnType<typeof eventWritesDown>[] = [];
+    const claims: ReturnType<typeof countingClaims>[] = [];
     // Leases, and so scans, far longer than the test: runs change hands only on the messages that one was given up.
-    const a = await instance(db, 'a', tool, 60_000, { retryStoreAfterMs: 60_000, asStore: (store) => (outageA = eventWritesDown(store)).store, asCluster: (store) => (claimsA = countingClaims(store, 'r1')).cluster });
-    await instance(db, 'b', tool, 60_000, { retryStoreAfterMs: 60_000, asStore: (store) => (outageB = eventWritesDown(store)).store, asCluster: (store) => (claimsB = countingClaims(store, 'r1')).cluster });
+    const options: InstanceOptions = {
+      retryStoreAfterMs: 60_000,
+      asStore: (store) => outages[outages.push(eventWritesDown(store)) - 1]!.store,
+      asCluster: (store) => claims[claims.push(countingClaims(store, 'r1')) - 1]!.cluster,
+    };
+    const a = await instance(db, 'a', tool, 60_000, options);
+    await instance(db, 'b', tool, 60_000, options);
+    await instance(db, 'c', tool, 60_000, options);
     const { approvalId } = await startWaiting(a, 's1', 'r1', 'bounced');
+    const claimed = () => claims.reduce((sum, counts) => sum + counts.claimed, 0);
 
-    // The database takes no run's events: A cannot store the allow and gives the run up; B claims it and cannot
-    // store its resume either, and gives it up in turn.
-    outageA.down = true;
-    outageB.down = true;
+    // The database takes no run's events: A cannot store the allow and gives the run up; B or C claims it at once and
+    // cannot store its resume either, and gives it up in turn.
+    for (const outage of outages) outage.down = true;
     await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
     await vi.waitFor(async () => {
-      expect(claimsB.claimed).toBe(1);
+      expect(claimed()).toBe(1);
       expect((await runRow(db, 'r1'))?.owner).toBeNull();
     }, { timeout: 10_000 });
-    // A hears that B gave it up and finds it claimable, but does not take back a run it failed to keep a moment ago.
-    await vi.waitFor(() => expect(claimsA.listed).toBeGreaterThan(0), { timeout: 10_000 });
-    expect(claimsA.claimed).toBe(0);
-    expect(claimsB.claimed).toBe(1);
+
+    // Every instance is told to look for runs to take over: each finds none, the one that never held the run too.
+    const scans = claims.map((counts) => counts.scans);
+    await withClient((client) => client.query('SELECT pg_notify($1, $2)', [channelName(db.schema), JSON.stringify({ type: 'released', instanceId: 'elsewhere' })]));
+    await vi.waitFor(() => expect(claims.map((counts, index) => counts.scans > scans[index]!)).toStrictEqual([true, true, true]), { timeout: 10_000 });
+    expect(claimed()).toBe(1);
   });
 });

@@ -250,7 +250,8 @@ export interface ChatServiceOptions {
   settings?: Pick<ToolSettingsService, 'get'>;
   /**
    * On a single instance, the wait before the first try to take up a run paused because its store could not take a
-   * write (see `AirlockStore.isUnavailable`); each failed try doubles it, up to 30 s. Default 1 s.
+   * write (see `AirlockStore.isUnavailable`); each failed try doubles it, up to 30 s. With a cluster, the first hold-off
+   * of a run given up again soon after it was given up because it could not be kept (see HoldOff). Default 1 s.
    */
   retryStoreAfterMs?: number;
 }
@@ -523,11 +524,6 @@ export class ChatService {
   private readonly paused = new Map<string, PausedRun>();
   /** The wait before the next try to take up a paused run, kept until the run ends: a run paused again waits longer. */
   private readonly storeRetryMs = new Map<string, number>();
-  /**
-   * Runs this instance gave up because it could not keep them (see releaseWhenReachable): not claimed again before
-   * `notBefore` (performance.now()), and held off `nextMs` after the next give-up, doubling up to MAX_STORE_RETRY_MS.
-   */
-  private readonly handOverBackoff = new Map<string, { notBefore: number; nextMs: number }>();
   /** Judges the calls waiting here again whenever the rules change; none without rules. */
   private readonly waitingJudge: WaitingCallsJudge | undefined;
   private readonly stopJudging: (() => void) | undefined;
@@ -1959,14 +1955,10 @@ export class ChatService {
     const scan = (async () => {
       do {
         this.takeOverAgain = false;
-        const claimable = await cluster.listClaimableRuns();
-        this.forgetOldBackoffs(claimable);
-        for (const stored of claimable) {
+        // A run given up again and again because it could not be kept is held off in the store (see HoldOff): it is
+        // not listed, so it does not bounce between instances as fast as they can fail.
+        for (const stored of await cluster.listClaimableRuns()) {
           if (this.closing) return;
-          // Given up here a moment ago, as its writes failed: claimed back at once, on each instance's message that
-          // it gave it up, it would bounce between instances as fast as they can fail.
-          const backoff = this.handOverBackoff.get(stored.runId);
-          if (backoff !== undefined && performance.now() < backoff.notBefore) continue;
           // A run still driven here whose lease ran out (a pause longer than the lease) is not taken back: resumed as
           // a second run beside it, it would record the call still running as interrupted, and the first run, no
           // longer the session's, would be out of reach of the renewal that stops a lost run's calls. The next
@@ -2000,29 +1992,21 @@ export class ChatService {
     return resumed;
   }
 
-  /** Forgets the hold-offs long past of runs no longer claimable: taken and kept elsewhere, or ended. */
-  private forgetOldBackoffs(claimable: readonly StoredRun[]): void {
-    if (this.handOverBackoff.size === 0) return;
-    const now = performance.now();
-    const listed = new Set(claimable.map((stored) => stored.runId));
-    for (const [runId, backoff] of this.handOverBackoff) if (!listed.has(runId) && now - backoff.notBefore > MAX_STORE_RETRY_MS) this.handOverBackoff.delete(runId);
-  }
-
   /**
    * Gives up a run this instance can no longer store, or claimed and could not resume, trying again until the database
-   * answers. Another instance takes it over on the release's message, this one at its next scan: not at once, so an
-   * instance whose writes keep failing does not take its own run back as fast as it gives it up. `run`: the run held
-   * here, whose stop not yet stored is stored first.
+   * answers. Another instance takes it over on the release's message, this one at its next scan; given up again soon
+   * after, every instance holds off claiming it for a while (`retryStoreAfterMs`, then twice as long, up to
+   * MAX_STORE_RETRY_MS; see HoldOff), so it does not bounce between instances as fast as they fail. `run`: the run
+   * held here, whose stop not yet stored is stored first.
    */
   private releaseWhenReachable(runId: string, fence: number, run?: Run): void {
     const cluster = this.options.cluster;
     if (!cluster) return;
-    const waitMs = this.handOverBackoff.get(runId)?.nextMs ?? this.options.retryStoreAfterMs ?? 1_000;
-    this.handOverBackoff.set(runId, { notBefore: performance.now() + waitMs, nextMs: Math.min(waitMs * 2, MAX_STORE_RETRY_MS) });
+    const holdOff = { firstMs: this.options.retryStoreAfterMs ?? 1_000, maxMs: MAX_STORE_RETRY_MS };
     const attempt = () => {
       if (this.closing) return;
       (run === undefined ? Promise.resolve() : this.storeUnstoredStop(cluster, run))
-        .then(() => cluster.releaseRun(runId, fence))
+        .then(() => cluster.releaseRun(runId, fence, holdOff))
         .then(
           () => undefined,
           (error: unknown) => {
@@ -2954,7 +2938,6 @@ export class ChatService {
           for (const queued of burst) this.reportStored(queued.event, error);
           throw error;
         }
-        if (this.handOverBackoff.size > 0) this.handOverBackoff.delete(run.runId);
         if (run.afterPause) {
           run.afterPause = false;
           run.pausedBecause = undefined;

@@ -37,10 +37,11 @@ export interface Cluster {
   releaseRuns(): Promise<void>;
   /**
    * Gives up one run, if this instance still holds it with this fencing token, and tells the others: it is taken
-   * over (here too) and resumed as after a crash. Answers whether it was given up.
+   * over (here too) and resumed as after a crash. Answers whether it was given up. `holdOff`: it is given up because
+   * it could not be kept; see HoldOff.
    */
-  releaseRun(runId: string, fence: number): Promise<boolean>;
-  /** Unfinished runs no live instance holds: unowned, or with a lease that ran out. Oldest first. */
+  releaseRun(runId: string, fence: number, holdOff?: HoldOff): Promise<boolean>;
+  /** Unfinished runs no live instance holds: unowned, or with a lease that ran out, and not held off. Oldest first. */
   listClaimableRuns(): Promise<StoredRun[]>;
   /**
    * Records that a person stopped the run, for whichever instance resumes it (its `cancelRequested`). Answers whether
@@ -65,6 +66,16 @@ export interface Cluster {
   publish(message: ClusterMessage): Promise<void>;
   /** Calls `listener` for every message from any instance until the returned function is called. */
   subscribe(listener: (message: ClusterMessage) => void): () => void;
+}
+
+/**
+ * How long no instance claims a run given up because it could not be kept, kept with the run: none after a first
+ * give-up (another instance takes it at once), `firstMs` after one that comes within `maxMs` of the run being
+ * claimable again, then twice the last each time, up to `maxMs`. A run kept that long forgets it.
+ */
+export interface HoldOff {
+  firstMs: number;
+  maxMs: number;
 }
 
 /** How often an instance renews its leases and its hold on its id: every third of a lease, so one late renewal loses nothing. */

@@ -51,5 +51,6 @@ export {
   type ClusterMessage,
   type ClaimDecisionInput,
   type ClaimDecisionResult,
+  type HoldOff,
   type PendingApprovalRecord,
 } from './cluster';

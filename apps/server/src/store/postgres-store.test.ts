@@ -472,6 +472,18 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await a.claimRun('theirs')).toBeUndefined();
   });
 
+  it('migration 12 on a schema at version 11: an unfinished run no instance holds is claimable at once, held off by none', async () => {
+    await using database = await openTestDatabase();
+    await postgresSchemaAt(database, 11);
+    await withClient(async (client) => {
+      await client.query(`INSERT INTO "${database.schema}".sessions (session_id, title, created_at, updated_at, confirm_tool_calls) VALUES ('s1', 't', 1, 1, true)`);
+      await client.query(`INSERT INTO "${database.schema}".runs (run_id, session_id, options, started_at, owner, fence, lease_until) VALUES ('given-up', 's1', '{}', 1, NULL, 3, NULL)`);
+    });
+    await using a = await openStore(database, 'a');
+    expect((await a.listClaimableRuns()).map((stored) => stored.runId)).toStrictEqual(['given-up']);
+    expect(await a.claimRun('given-up')).toBe(4);
+  });
+
   it('reads a page of chats along an index from where the last page ended, in byte order whatever the collation: no sort of every row', async () => {
     await using database = await openTestDatabase();
     await using store = await openStore(database, 'pages');
@@ -530,6 +542,41 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await a.releaseRun('r', 1)).toBe(true);
     expect(await runRow(database, 'r')).toMatchObject({ owner: null, lease_until: null });
     expect((await a.listClaimableRuns()).map((claimable) => claimable.runId)).toStrictEqual(['r']);
+  });
+
+  it('holds off every instance from a run given up again soon after one gave it up because it could not keep it, longer each time, and forgets it once kept', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a-held-off');
+    await using b = await openStore(database, 'b-held-off');
+    const holdOff = { firstMs: 60_000, maxMs: 100_000 };
+    const claimable = async () => [(await a.listClaimableRuns()).map((stored) => stored.runId), (await b.listClaimableRuns()).map((stored) => stored.runId)];
+    /** Moves the run's last give-up back, as the database's clock would pass. */
+    const past = (ms: number) => withClient((client) => client.query(`UPDATE "${database.schema}".runs SET given_up_at = given_up_at - $1 WHERE run_id = 'r'`, [ms]));
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a-held-off');
+
+    // A first give-up: any instance takes the run at once.
+    expect(await a.releaseRun('r', 1, holdOff)).toBe(true);
+    expect(await claimable()).toStrictEqual([['r'], ['r']]);
+    expect(await b.claimRun('r')).toBe(2);
+    // Given up again soon after: no instance claims it for firstMs, the one that never gave it up neither.
+    expect(await b.releaseRun('r', 2, holdOff)).toBe(true);
+    expect(await claimable()).toStrictEqual([[], []]);
+    expect(await a.claimRun('r')).toBeUndefined();
+    await past(60_000);
+    expect(await claimable()).toStrictEqual([['r'], ['r']]);
+    // And again: twice as long, up to maxMs.
+    expect(await a.claimRun('r')).toBe(3);
+    expect(await a.releaseRun('r', 3, holdOff)).toBe(true);
+    await past(60_000);
+    expect(await claimable()).toStrictEqual([[], []]);
+    await past(40_000);
+    expect(await claimable()).toStrictEqual([['r'], ['r']]);
+    // Kept maxMs past the end of its hold-off, it is forgotten: the next give-up is a first one.
+    expect(await b.claimRun('r')).toBe(4);
+    await past(100_000);
+    expect(await b.releaseRun('r', 4, holdOff)).toBe(true);
+    expect(await claimable()).toStrictEqual([['r'], ['r']]);
   });
 
   // 3,000 round trips to the database: on a loaded machine they take minutes.

@@ -17,6 +17,7 @@ import {
   type Decision,
   DecisionPastDeadlineError,
   type EventPage,
+  type HoldOff,
   type LedgerChange,
   type LoopEvent,
   type PendingApproval,
@@ -138,6 +139,8 @@ function databaseLoopbackPin(url: string): LoopbackPin | undefined {
 
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** A run's claim is not held off (see HoldOff): never given up as one that could not be kept, or its hold-off is over. */
+const NOT_HELD_OFF = `(given_up_at IS NULL OR given_up_at + coalesce(hold_off_ms, 0) <= ${DB_NOW})`;
 /**
  * Of an undecided call `t` of a going run `r`: a person can still decide it. Not once its deadline passed or its run
  * was stopped, though its owner (dead, or not yet told) has not recorded the timeout or the cancel.
@@ -736,7 +739,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     // taking the id over waits for it, then gives the run up with the rest of this incarnation's.
     const [row] = await this.rows<{ fence: number }>(
       `UPDATE runs SET owner = $2, owner_incarnation = $4, fence = fence + 1, lease_until = ${DB_NOW} + $3::bigint
-       WHERE run_id = $1 AND ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW})
+       WHERE run_id = $1 AND ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) AND ${NOT_HELD_OFF}
          AND EXISTS (SELECT 1 FROM instances WHERE instance_id = $2 AND incarnation = $4 FOR SHARE)
        RETURNING fence`,
       [runId, this.instanceId, this.leaseMs, this.incarnation],
@@ -797,10 +800,14 @@ export class PostgresStore implements AirlockStore, Cluster {
     }
   }
 
-  async releaseRun(runId: string, fence: number): Promise<boolean> {
+  async releaseRun(runId: string, fence: number, holdOff?: HoldOff): Promise<boolean> {
+    // A give-up within maxMs of the run being claimable again follows a failed one: the hold-off doubles (see HoldOff).
+    const holdOffMs = `CASE WHEN $5::bigint IS NULL THEN hold_off_ms
+      WHEN given_up_at + coalesce(hold_off_ms, 0) + $6::bigint > ${DB_NOW} THEN least(greatest(2 * coalesce(hold_off_ms, 0), $5::bigint), $6::bigint) ELSE 0 END`;
     const { rowCount } = await this.pool.query(
-      'UPDATE runs SET owner = NULL, lease_until = NULL WHERE run_id = $1 AND fence = $2 AND owner = $3 AND owner_incarnation = $4 AND ended_at IS NULL',
-      [runId, fence, this.instanceId, this.incarnation],
+      `UPDATE runs SET owner = NULL, lease_until = NULL, hold_off_ms = ${holdOffMs}, given_up_at = CASE WHEN $5::bigint IS NULL THEN given_up_at ELSE ${DB_NOW} END
+       WHERE run_id = $1 AND fence = $2 AND owner = $3 AND owner_incarnation = $4 AND ended_at IS NULL`,
+      [runId, fence, this.instanceId, this.incarnation, holdOff?.firstMs ?? null, holdOff?.maxMs ?? null],
     );
     if ((rowCount ?? 0) === 0) return false;
     await this.publish({ type: 'released', instanceId: this.instanceId });
@@ -832,7 +839,7 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async listClaimableRuns(): Promise<StoredRun[]> {
     const rows = await this.rows<RunRow>(
-      `SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) ORDER BY started_at, created_order`,
+      `SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) AND ${NOT_HELD_OFF} ORDER BY started_at, created_order`,
     );
     return rows.map(toRunOrUnreadable);
   }

@@ -10,6 +10,7 @@ import { sql as instances } from './008-instances';
 import { sql as sessionActivityIndex } from './009-session-activity-index';
 import { sql as exactGrantsOnly } from './010-exact-grants-only';
 import { sql as askedBecause } from './011-asked-because';
+import { sql as handOverHoldOff } from './012-hand-over-hold-off';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -24,6 +25,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 9, name: 'session-activity-index', sql: sessionActivityIndex },
   { version: 10, name: 'exact-grants-only', sql: exactGrantsOnly },
   { version: 11, name: 'asked-because', sql: askedBecause },
+  { version: 12, name: 'hand-over-hold-off', sql: handOverHoldOff },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
