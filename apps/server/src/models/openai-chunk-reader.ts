@@ -188,9 +188,10 @@ export class OpenAIChunkReader {
       const delta = choice.delta;
       // Some servers send the same text under both names; one of them is enough. One sent empty is none: the other's
       // text was dropped unseen under it.
-      const content = readContent(delta?.content, this.withheldShown ? '' : WITHHELD_REASONING);
-      this.withheldShown ||= content.withheld;
-      const reasoning = `${readReasoning(delta?.reasoning_content, "the answer's reasoning") || readReasoning(delta?.reasoning, "the answer's reasoning")}${content.reasoning}`;
+      const withheld = () => this.withheldMarker();
+      const given = readReasoning(delta?.reasoning_content, "the answer's reasoning", withheld) || readReasoning(delta?.reasoning, "the answer's reasoning", withheld);
+      const content = readContent(delta?.content, withheld);
+      const reasoning = `${given}${content.reasoning}`;
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
       // dropped unseen, and the turn ended with nothing. Beside tool_calls it is the same call again.
       const calls = delta?.tool_calls?.length || !delta?.function_call ? (delta?.tool_calls ?? []) : [{ function: delta.function_call }];
@@ -248,6 +249,13 @@ export class OpenAIChunkReader {
     const reason = finishReason(this.finishReason, this.calls.size > 0);
     parts.push(this.usage ? { type: 'finish', reason, usage: this.usage } : { type: 'finish', reason });
     return parts;
+  }
+
+  /** What a `redacted_thinking` part shows: WITHHELD_REASONING the first time in the turn, then nothing. */
+  private withheldMarker(): string {
+    if (this.withheldShown) return '';
+    this.withheldShown = true;
+    return WITHHELD_REASONING;
   }
 
   /**
@@ -470,32 +478,28 @@ function repeatsArguments(held: string | Record<string, unknown>, piece: string 
  * refusal part's as the answer's text as a refusal is, a thinking part's text as reasoning. Read as text only, a list
  * was refused as a malformed chunk and its text never shown. A part that is not text (an image, audio) cannot be shown
  * as the answer and is refused, named, not dropped unseen. Reasoning sent encrypted (`redacted_thinking`) is no such
- * part: it ended the turn; it is `marker` in the reasoning, at the first such part, and `withheld` says one came.
+ * part: it ended the turn; it is what `withheld` gives in the reasoning.
  */
-function readContent(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined, marker: string): { text: string; reasoning: string; withheld: boolean } {
-  if (typeof content === 'string') return { text: content, reasoning: '', withheld: false };
+function readContent(content: string | readonly z.infer<typeof contentPartSchema>[] | null | undefined, withheld: () => string): { text: string; reasoning: string } {
+  if (typeof content === 'string') return { text: content, reasoning: '' };
   let text = '';
   let reasoning = '';
-  let withheld = false;
   for (const part of content ?? []) {
-    if (part.type === 'redacted_thinking') {
-      if (!withheld) reasoning += marker;
-      withheld = true;
-      continue;
-    }
-    if (part.type === 'thinking' && part.thinking !== null && part.thinking !== undefined) reasoning += readReasoning(part.thinking, "the answer's content");
+    if (part.type === 'redacted_thinking') reasoning += withheld();
+    else if (part.type === 'thinking' && part.thinking !== null && part.thinking !== undefined) reasoning += readReasoning(part.thinking, "the answer's content", withheld);
     else text += partText(part, part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : undefined, "the answer's content");
   }
-  return { text, reasoning, withheld };
+  return { text, reasoning };
 }
 
 /**
  * Reasoning sent as text, or as a list of text parts, their text joined; a part of another type is refused, named, as a
  * part of `where`. Sent as a list under `reasoning_content` or `reasoning`, it ended the turn as a malformed chunk.
+ * A `redacted_thinking` part is what `withheld` gives, as in content: there too it ended the turn as not text.
  */
-function readReasoning(reasoning: z.infer<typeof reasoningSchema> | null | undefined, where: string): string {
+function readReasoning(reasoning: z.infer<typeof reasoningSchema> | null | undefined, where: string, withheld: () => string): string {
   if (typeof reasoning === 'string') return reasoning;
-  return (reasoning ?? []).map((part) => partText(part, part.type === 'text' ? part.text : undefined, where)).join('');
+  return (reasoning ?? []).map((part) => (part.type === 'redacted_thinking' ? withheld() : partText(part, part.type === 'text' ? part.text : undefined, where))).join('');
 }
 
 /** A content part's text, or an error naming the part when it has none (a part of another type, or one missing its text). */

@@ -789,6 +789,26 @@ describe('OpenAICompatibleModel', () => {
       expect(ofWhole).toStrictEqual([{ type: 'reasoning-delta', text: withheld }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
     });
 
+    it('reads redacted thinking in reasoning_content sent as a list, or in a thinking part\'s list, as the marker in the reasoning, once a turn, streamed or whole', async () => {
+      const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
+      const withheld = '\n\n(reasoning withheld by the model server)\n\n';
+      const text = (value: string) => ({ type: 'text', text: value });
+      const ofStreamed = await partsFrom([
+        `${chunk({ role: 'assistant', reasoning_content: [text('The user wants a listing.'), redacted] })}\n\n${chunk({ content: [{ type: 'thinking', thinking: [redacted, text(' Run ls.')] }] })}\n\n`,
+        `${chunk({ content: 'Here it is.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      const ofWhole = await partsOfWhole({ reasoning_content: [redacted], content: 'Hi.' });
+      const ofThinking = await partsOfWhole({ content: [{ type: 'thinking', thinking: [redacted] }, text('Hi.')] });
+
+      expect(ofStreamed).toStrictEqual([
+        { type: 'reasoning-delta', text: `The user wants a listing.${withheld}` },
+        { type: 'reasoning-delta', text: ' Run ls.' },
+        { type: 'text-delta', text: 'Here it is.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      for (const parts of [ofWhole, ofThinking]) expect(parts).toStrictEqual([{ type: 'reasoning-delta', text: withheld }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
+    });
+
     it('reads reasoning_content and reasoning sent as a list of text parts as reasoning, either one when the other is empty, streamed or whole', async () => {
       const text = (value: string) => ({ type: 'text', text: value });
       const ofStreamed = await partsFrom([
