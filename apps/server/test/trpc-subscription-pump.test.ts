@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { initTRPC } from '@trpc/server';
 import { getWSConnectionHandler } from '@trpc/server/adapters/ws';
+import { WebSocketServer } from 'ws';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -62,7 +63,8 @@ function subscribe(source: (socket: RecordingSocket) => AsyncIterable<unknown>):
   const t = initTRPC.create();
   const socket = new RecordingSocket();
   const router = t.router({ s: t.procedure.subscription(() => source(socket)) });
-  const handler = getWSConnectionHandler({ router, onError: ({ error }) => socket.record(`onError:${error.message}`) });
+  const wss = new WebSocketServer({ noServer: true });
+  const handler = getWSConnectionHandler({ router, wss, onError: ({ error }) => socket.record(`onError:${error.message}`) });
   handler(socket, { url: '/', headers: {}, socket: {} } as unknown as IncomingMessage);
   socket.receive({ id: 1, method: 'subscription', params: { path: 's' } });
   return socket;
