@@ -703,7 +703,9 @@ export class ChatService {
 
   /**
    * A page of a finished run's stored events, for its client. A page with a damaged event is read again one event at a
-   * time up to it, so the client gets every event before it; the read that reaches it fails, naming it.
+   * time up to it, so the client gets every event before it; the read that reaches it fails, naming it. Read so, a
+   * page is still a page at most (REPLAY_PAGE): a failure taken for damage where every event reads alone would
+   * otherwise have the whole run read into one.
    */
   private async storedEventPage(runId: string, after: number): Promise<LoopEvent[]> {
     try {
@@ -711,14 +713,17 @@ export class ChatService {
     } catch (error) {
       if (this.store.damagedRecord?.(error) === undefined) throw error;
       const events: LoopEvent[] = [];
-      for (;;) {
+      let chars = 0;
+      while (events.length < REPLAY_PAGE.events && chars < REPLAY_PAGE.chars) {
         const read = await this.store.loadEvents(runId, after + events.length, { events: 1, chars: REPLAY_PAGE.chars }).catch((damaged: unknown) => {
           if (events.length === 0) throw damaged;
           return [];
         });
-        if (read.length === 0) return events;
+        if (read.length === 0) break;
         events.push(...read);
+        for (const event of read) chars += JSON.stringify(event).length;
       }
+      return events;
     }
   }
 

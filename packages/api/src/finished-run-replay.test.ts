@@ -38,14 +38,14 @@ const DELTAS = Array.from({ length: RUN_EVENTS - 2 }, (_, index) => `delta ${ind
 
 /**
  * A store holding one run of RUN_EVENTS events (run-start, text deltas, run-end) as a restart finds it: finished, or,
- * `unfinished`, stopped while the model wrote its answer (no run-end).
+ * `unfinished`, stopped while the model wrote its answer (no run-end); `length` events in all (RUN_EVENTS unless said).
  */
-async function storeWithFinishedRun(unfinished = false): Promise<CountingStore> {
+async function storeWithFinishedRun(unfinished = false, length = RUN_EVENTS): Promise<CountingStore> {
   const store = new CountingStore();
   await store.createSession({ sessionId: 's1', title: 'long', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r1' });
   await store.createRun({ runId: 'r1', sessionId: 's1', options: {}, startedAt: 1, endedAt: null, endReason: null });
   await store.appendMessage('s1', { role: 'user', content: 'go' }, 1, { runId: 'r1' });
-  const events: LoopEvent[] = [{ type: 'run-start', runId: 'r1', sessionId: 's1' }, ...DELTAS.map((text): LoopEvent => ({ type: 'text-delta', text }))];
+  const events: LoopEvent[] = [{ type: 'run-start', runId: 'r1', sessionId: 's1' }, ...DELTAS.slice(0, length - 2).map((text): LoopEvent => ({ type: 'text-delta', text }))];
   if (!unfinished) events.push({ type: 'run-end', runId: 'r1', reason: 'done' });
   await store.appendEvents(events.map((event, index) => ({ runId: 'r1', sessionId: 's1', seq: index + 1, event, at: 1 })));
   if (!unfinished) await store.endRun('r1', 'done', 2);
@@ -121,6 +121,26 @@ describe('replaying a finished run that is only in the store', () => {
     expect(store.loaded).toBe(RUN_EVENTS);
     expect(store.largestRead).toBeLessThanOrEqual(PAGE_EVENTS);
     expect(REPLAY_PAGE.events).toBe(PAGE_EVENTS);
+  });
+
+  it('reads a page at a time still when its page reads fail as damaged and its events read alone do not: each is read again alone, a page of them at most', async () => {
+    // A failure taken for damage, as a store may take one it cannot tell apart: every event reads alone, and the old
+    // code read them all so, to the run's end, before handing on the first.
+    const damaged = new Error('a page of run r1: taken for a damaged record');
+    const length = 1_000;
+    const store = Object.assign(await storeWithFinishedRun(false, length), { damagedRecord: (error: unknown) => (error === damaged ? damaged.message : undefined) });
+    const loadEvents = store.loadEvents.bind(store);
+    store.loadEvents = async (runId, afterSeq, page) => ((page?.events ?? Infinity) > 1 ? Promise.reject(damaged) : loadEvents(runId, afterSeq, page));
+    const caller = callerFor(await serviceOn(store));
+    const stream = (await caller.chat.stream({ sessionId: 's1', runId: 'r1' }))[Symbol.asyncIterator]();
+    const first = await stream.next();
+    expect((first.value as unknown as Tracked)[0]).toBe('r1:1');
+    expect(store.loaded).toBeLessThanOrEqual(PAGE_EVENTS);
+
+    const seen = [first.value as unknown as Tracked];
+    for (let next = await stream.next(); next.done !== true; next = await stream.next()) seen.push(next.value as unknown as Tracked);
+    expect(seen.map(([id]) => id)).toStrictEqual(Array.from({ length }, (_, index) => `r1:${index + 1}`));
+    expect(store.loaded).toBe(length);
   });
 
   it('serves many clients replaying the same run from different points, each exactly what comes after its lastEventId', async () => {
