@@ -1499,31 +1499,34 @@ export class ChatService {
    * lost meanwhile cancels the call, and it does not run.
    */
   private async endOnceKnown(call: PendingApproval, run: Run, cluster: Cluster, ending: 'timeout' | 'cancel'): Promise<DecisionOutcome> {
-    const retryMs = renewalIntervalMs(cluster.leaseMs);
-    for (;;) {
-      await new Promise<void>((resolve) => setTimeout(resolve, retryMs).unref?.());
-      if (this.closing || run.suspended || this.runs.get(run.runId) !== run) return { decision: 'cancel', source: 'system' };
-      const claimed: DecisionOutcome & { source: 'user' | 'system' } = ending === 'cancel' || run.cancellation.aborted ? { decision: 'cancel', source: 'user' } : { decision: 'timeout', source: 'system' };
-      try {
+    const claimed = (): DecisionOutcome & { source: 'user' | 'system' } => (ending === 'cancel' || run.cancellation.aborted ? { decision: 'cancel', source: 'user' } : { decision: 'timeout', source: 'system' });
+    const ended = await this.untilStoreAnswers({
+      waitFirst: true,
+      holds: () => !this.closing && !run.suspended && this.runs.get(run.runId) === run,
+      attempt: async (): Promise<DecisionOutcome> => {
         await this.storeUnstoredStop(cluster, run);
         if (run.remote || run.lost) return { decision: 'cancel', source: 'system' };
         const record = (await this.store.listRunToolCalls(call.runId)).find((candidate) => candidate.approvalId === call.approvalId);
         if (record === undefined || record.outcome !== null) return { decision: 'cancel', source: 'system' };
         if (record.decision !== null) return recordedOutcome(record);
+        const outcome = claimed();
         const claim = await cluster.claimDecision({
           sessionId: call.sessionId,
           approvalId: call.approvalId,
-          decision: claimed.decision,
-          source: claimed.source,
+          decision: outcome.decision,
+          source: outcome.source,
           decidedAt: Date.now(),
           ...(run.fence === undefined ? {} : { fence: run.fence }),
         });
         if (claim.status === 'already-decided') return claimedOutcome(claim);
-        return claim.status === 'resolved' ? claimed : { decision: 'cancel', source: 'system' };
-      } catch (error) {
-        this.log(`Could not read or record the ${claimed.decision} of ${call.approvalId}: ${messageOf(error)}; tried again in ${retryMs} ms`);
-      }
-    }
+        return claim.status === 'resolved' ? outcome : { decision: 'cancel', source: 'system' };
+      },
+      failed: (error, retryMs) => {
+        this.log(`Could not read or record the ${claimed().decision} of ${call.approvalId}: ${messageOf(error)}; tried again in ${retryMs} ms`);
+        return true;
+      },
+    });
+    return ended ?? { decision: 'cancel', source: 'system' };
   }
 
   /**
@@ -1658,22 +1661,19 @@ export class ChatService {
       return;
     }
     this.resyncing = true;
-    void (async () => {
-      let failed: boolean;
-      do {
-        this.resyncAgain = false;
-        try {
+    void this.untilStoreAnswers({
+      holds: () => !this.closing,
+      attempt: async () => {
+        do {
+          this.resyncAgain = false;
           await this.resyncPass();
-          failed = false;
-        } catch (error) {
-          failed = true;
-          this.log(`Could not apply a change from another instance (resync): ${messageOf(error)}`);
-        }
-      } while (this.resyncAgain && !this.closing);
-      this.resyncing = false;
-      const cluster = this.options.cluster;
-      if (failed && cluster && !this.closing) setTimeout(() => this.resync(), renewalIntervalMs(cluster.leaseMs)).unref?.();
-    })();
+        } while (this.resyncAgain && !this.closing);
+      },
+      failed: (error, retryMs) => {
+        this.log(`Could not apply a change from another instance (resync): ${messageOf(error)}; read again in ${retryMs} ms`);
+        return true;
+      },
+    }).finally(() => (this.resyncing = false));
   }
 
   private async resyncPass(): Promise<void> {
@@ -1754,21 +1754,40 @@ export class ChatService {
    * waits here: the message that a call was decided comes once, and a call left waiting would run only at its deadline.
    */
   private async applyDecisionsFromStore(run: Run, approvalIds: readonly string[]): Promise<void> {
-    const retryMs = renewalIntervalMs(this.options.cluster?.leaseMs ?? 0);
-    for (;;) {
+    const asked = () => {
       const waiting = new Set(this.registry.listPending(run.sessionId).map((pending) => pending.approvalId));
-      const asked = approvalIds.filter((approvalId) => waiting.has(approvalId));
-      if (asked.length === 0 || this.closing || run.remote || run.log.isClosed || this.runs.get(run.runId) !== run) return;
-      try {
+      return approvalIds.filter((approvalId) => waiting.has(approvalId));
+    };
+    await this.untilStoreAnswers({
+      holds: () => !this.closing && !run.remote && !run.log.isClosed && this.runs.get(run.runId) === run && asked().length > 0,
+      attempt: async () => {
+        const still = asked();
         for (const record of await this.store.listRunToolCalls(run.runId)) {
-          if (asked.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(record);
+          if (still.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(record);
         }
-        return;
-      } catch (error) {
+      },
+      failed: (error, retryMs) => {
         const damaged = this.store.damagedRecord?.(error) !== undefined;
         this.log(`Could not read the decisions made on another instance of run ${run.runId}: ${messageOf(error)}${damaged ? '' : `; read again in ${retryMs} ms`}`);
-        if (damaged) return;
-        await new Promise<void>((resolve) => setTimeout(resolve, retryMs).unref?.());
+        return !damaged;
+      },
+    });
+  }
+
+  /**
+   * Tries `attempt` until the store answers it: again a renewal interval after each failure, told to `failed` (which
+   * answers whether to try again: not for a damaged record), as long as `holds()` before each try. `waitFirst`: the
+   * first try waits an interval too. Answers what the attempt answered, or undefined once it stopped without an answer.
+   */
+  private async untilStoreAnswers<T>(retry: { holds: () => boolean; attempt: () => Promise<T>; failed: (error: unknown, retryMs: number) => boolean; waitFirst?: boolean }): Promise<T | undefined> {
+    const retryMs = renewalIntervalMs(this.options.cluster?.leaseMs ?? 0);
+    for (let wait = retry.waitFirst === true; ; wait = true) {
+      if (wait) await new Promise<void>((resolve) => setTimeout(resolve, retryMs).unref?.());
+      if (!retry.holds()) return undefined;
+      try {
+        return await retry.attempt();
+      } catch (error) {
+        if (!retry.failed(error, retryMs)) return undefined;
       }
     }
   }
@@ -2008,19 +2027,17 @@ export class ChatService {
     const cluster = this.options.cluster;
     if (!cluster) return;
     const holdOff = { firstMs: this.options.retryStoreAfterMs ?? 1_000, maxMs: MAX_STORE_RETRY_MS };
-    const attempt = () => {
-      if (this.closing) return;
-      (run === undefined ? Promise.resolve() : this.storeUnstoredStop(cluster, run))
-        .then(() => cluster.releaseRun(runId, fence, holdOff))
-        .then(
-          () => undefined,
-          (error: unknown) => {
-            this.log(`Could not give up run ${runId} yet: ${messageOf(error)}`);
-            setTimeout(attempt, Math.max(20, Math.floor(cluster.leaseMs / 3))).unref?.();
-          },
-        );
-    };
-    attempt();
+    void this.untilStoreAnswers({
+      holds: () => !this.closing,
+      attempt: async () => {
+        if (run !== undefined) await this.storeUnstoredStop(cluster, run);
+        await cluster.releaseRun(runId, fence, holdOff);
+      },
+      failed: (error) => {
+        this.log(`Could not give up run ${runId} yet: ${messageOf(error)}`);
+        return true;
+      },
+    });
   }
 
   /**
