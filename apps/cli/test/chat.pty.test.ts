@@ -1084,6 +1084,8 @@ describe('airlock chat in a terminal', () => {
       await first.stop('SIGTERM');
       await startServerProcess([...args, '--port', port], { AIRLOCK_TOKEN: 'cli-other-token-0123456789abcdef' }, cleanups);
       expect(await cli.exited).toBe(1);
+      // The terminal may be told of the exit before it has read (or parsed) the last lines written: waited for.
+      await cli.shows('Exited without stopping the run');
       const text = cli.text().replace(/\n/g, ' ');
       expect(text).toContain('Exited without stopping the run: this client is not connected, so the run goes on and its calls still wait for a decision (in the web app or another client).');
       expect(text).not.toContain('stopping the run, as nobody is left here to decide');
