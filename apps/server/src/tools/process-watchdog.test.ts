@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,28 @@ describe('the watchdog of a call, when the server dies', () => {
     // Stands for a sandbox's pid 1, seen from the host: named to the watchdog by its pid only.
     const victim = startVictim(tag);
     await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}).watchProcess(${victim.pid!})`);
+  });
+});
+
+describe('the watchdog of a call, when a process’s name holds a newline', () => {
+  // Its name (comm, in /proc/<pid>/stat's parentheses) is its program's file name: a copy of sleep named so. Its start
+  // time is the 20th field after the last ')', on the line after the newline: a parenthesis and spaces in the name
+  // must not shift it either.
+  test.each([
+    ['found by its marker', { marked: true, told: () => '' }],
+    ['told of as a group', { marked: false, told: (pid: number, start: number) => `.watchGroup(${pid}, ${start})` }],
+    ['told of as a pid', { marked: false, told: (pid: number, start: number) => `.watchProcess(${pid}, ${start})` }],
+  ])('kills the process %s', async (_, { marked, told }) => {
+    const tag = uniqueToken();
+    await using folder = await tempFolder();
+    // Its command line carries the tag, in its program's folder, so that whatever is left is found.
+    await mkdir(path.join(folder.path, tag));
+    const program = path.join(folder.path, tag, 'odd) 1 2\nname');
+    await copyFile('/bin/sleep', program);
+    const env = { PATH: '/usr/bin:/bin', ...(marked ? { AIRLOCK_TOOL_CALL: tag } : {}) };
+    const victim = spawn(program, ['300'], { detached: true, stdio: 'ignore', env });
+    const watched = told(victim.pid!, processStartTime(victim.pid!)!);
+    await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)})${watched}`);
   });
 });
 

@@ -11,7 +11,8 @@ const MAX_SCANS = 1_000;
 // SIGKILL. Each line names what to kill besides the marked processes: `group <pgid> [start]` or `pid <pid> [start]`
 // (0 and 1 are never taken: they would mean the watchdog's own group and every process), with the start time
 // (clock ticks since boot, /proc/<pid>/stat's 22nd field) of the process or the group's leader where the server
-// read it. A pid whose process is now another (its start differs: the one named ended, and its pid went to a new
+// read it. That file is read whole, and its fields counted after its last ')': the 2nd, the process's name in
+// parentheses, is its program's file name, which may hold spaces, ')' and newlines. A pid whose process is now another (its start differs: the one named ended, and its pid went to a new
 // process, which on a machine whose pids wrap every few minutes may be anyone's) is not killed, nor a group whose
 // id names another process now (the group ended with its last member before its id could be reused).
 // Then it kills those at once: a group is killed whole by the kernel (a member cannot leave it, nor fork, while
@@ -31,8 +32,8 @@ export const WATCHDOG_SCRIPT = `
 started() {
   ticks=
   stat=
-  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 1
-  set -- \${stat##*) }
+  { while IFS= read -r line; do stat="$stat $line"; done < "/proc/$1/stat"; } 2>/dev/null || return 1
+  set -- \${stat##*)}
   ticks=\${20}
 }
 same() {
