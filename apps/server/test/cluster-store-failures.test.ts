@@ -1,11 +1,10 @@
-import { ChatService, type Cluster, type ClusterMessage, type LoopEvent } from '@airlock/api';
-import { ApprovalRegistry, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import type { ClaimDecisionInput, Cluster, ClusterMessage, LoopEvent, RunOptions } from '@airlock/api';
+import type { AnyTool, ChatModel, ChatRequest, ModelPart } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
-import { tmpdir } from 'node:os';
-import { RuleBook } from '../src/rules';
-import { PostgresStore } from '../src/store';
+import type { PostgresStore } from '../src/store';
 import { channelName } from '../src/store/postgres-store';
 import { cleanupsAfterEach } from './support/cleanups';
+import { clusterInstance, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
 import { ConversationModel } from './support/conversation-model';
 import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
@@ -15,48 +14,10 @@ if (!postgres.available) console.warn(`Skipping the tests of store failures with
 
 const cleanups = cleanupsAfterEach();
 
-interface Instance {
-  chat: ChatService;
-  /** Stops the instance as a crash would: no hand-over, its leases simply stop being renewed. */
-  crash(): Promise<void>;
-}
+type InstanceOptions = Omit<ClusterInstanceOptions, 'name' | 'tools' | 'leaseMs'>;
 
-interface InstanceOptions {
-  /** What the chat service uses as its cluster. Default the store. */
-  asCluster?: (store: PostgresStore) => Cluster;
-  /** What the chat service uses as its store. Default the store. */
-  asStore?: (store: PostgresStore) => PostgresStore;
-  /** The model. Default a ConversationModel calling `echo` once per message. */
-  model?: ChatModel;
-  /** What the chat service asks for its model each time. Default one answering `model`. */
-  models?: (model: ChatModel) => () => ChatModel;
-  /** The chat service's retryStoreAfterMs. Default its own. */
-  retryStoreAfterMs?: number;
-}
-
-async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: number, options: InstanceOptions = {}): Promise<Instance> {
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
-  const model = options.model ?? new ConversationModel('echo', 'text');
-  const cluster = options.asCluster?.(store) ?? store;
-  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: options.models?.(model) ?? (() => model), tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...(options.retryStoreAfterMs === undefined ? {} : { retryStoreAfterMs: options.retryStoreAfterMs }) });
-  let stopped = false;
-  cleanups.push(async () => {
-    if (stopped) return;
-    stopped = true;
-    await chat.shutdown();
-    await store.close();
-  });
-  await chat.open();
-  return {
-    chat,
-    crash: async () => {
-      stopped = true;
-      const closing = store.close();
-      await chat.shutdown().catch(() => undefined);
-      await closing;
-    },
-  };
+function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs: number, options: InstanceOptions = {}): Promise<Instance> {
+  return clusterInstance(db, cleanups, { name, tools: () => [tool], leaseMs, ...options });
 }
 
 /**
@@ -156,10 +117,18 @@ function waitingStart(event: LoopEvent): event is Extract<LoopEvent, { type: 'to
 
 const isEnd = (event: LoopEvent) => event.type === 'run-end';
 
-async function startWaiting(owner: Instance, sessionId: string, runId: string, text: string) {
-  await owner.chat.startRun({ sessionId, runId, message: text });
+async function startWaiting(owner: Instance, sessionId: string, runId: string, text: string, options?: RunOptions) {
+  await owner.chat.startRun({ sessionId, runId, message: text, options });
   const followed = await followUntil(owner, sessionId, runId, waitingStart);
   return { followed, approvalId: (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId };
+}
+
+/** Starts a run of TwoCallsModel on `owner`, and follows it until both its calls wait. */
+async function startTwoWaiting(owner: Instance) {
+  await owner.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
+  const followed = await followUntil(owner, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
+  const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+  return { followed, first: first!, second: second! };
 }
 
 /** Like ConversationModel, but a user message asks for two calls of `echo` at once: `first`, then `second`. */
@@ -176,6 +145,29 @@ class TwoCallsModel implements ChatModel {
     yield { type: 'text-delta', text: 'done' };
     yield { type: 'finish', reason: 'stop' };
   }
+}
+
+/** Picks, for failingOnce or answerLostOnce, the claims of `decision`. */
+const claimOf = (decision: ClaimDecisionInput['decision']) => (input: unknown) => (input as ClaimDecisionInput).decision === decision;
+
+/** Picks, for failingOnce or answerLostOnce, the claims of a grant's release. */
+const releaseByGrant = (input: unknown) => (input as ClaimDecisionInput).source === 'grant';
+
+/**
+ * An instance of TwoCallsModel whose claim of a grant's release fails once armed (with `answerLost`, once stored: see
+ * answerLostOnce), and whose first read of a run's calls after that fails too: the read-back. `arm()` resolves once
+ * both have failed.
+ */
+async function readBackFailing(db: TestDatabase, tool: AnyTool, { answerLost }: { answerLost: boolean }) {
+  let claim!: ReturnType<typeof failingOnce<Cluster>>;
+  let read!: ReturnType<typeof failingOnce<PostgresStore>>;
+  let claimFailed = false;
+  const owner = await instance(db, 'a', tool, 60_000, {
+    model: new TwoCallsModel(),
+    asCluster: (store) => (claim = (answerLost ? answerLostOnce<Cluster> : failingOnce<Cluster>)(store, 'claimDecision', releaseByGrant)).proxy,
+    asStore: (store) => (read = failingOnce(store, 'listRunToolCalls', () => claimFailed)).proxy,
+  });
+  return { owner, arm: () => Promise.all([claim.arm().then(() => (claimFailed = true)), read.arm()]) };
 }
 
 /** The store as a cluster, except that this instance hears no message that a call was decided elsewhere. */
@@ -288,11 +280,14 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 300);
     // B's first resume fails as its loop is made, once the run's waiting call is back in its registry.
+    const model = new ConversationModel('echo', 'text');
     let failures = 0;
     const b = await instance(db, 'b', tool, 300, {
-      models: (model) => () => {
-        if (failures++ === 0) throw new Error('the model could not be made');
-        return model;
+      service: {
+        model: () => {
+          if (failures++ === 0) throw new Error('the model could not be made');
+          return model;
+        },
       },
     });
     const { approvalId } = await startWaiting(a, 's1', 'r1', 'resumed again');
@@ -349,17 +344,15 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
     const a = await instance(db, 'a', tool, 60_000, {
       model: new TwoCallsModel(),
-      asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { source: string }).source === 'grant')).proxy,
+      asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', releaseByGrant)).proxy,
     });
-    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
-    const followed = await followUntil(a, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
-    const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+    const { followed, first, second } = await startTwoWaiting(a);
 
     // "Always allow" on the first: its grant releases the second, whose claim fails with nothing written.
     const failed = failing.arm();
-    await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: first, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
     await failed;
-    await secondRunsOnceAllowed(a, followed, second!, calls);
+    await secondRunsOnceAllowed(a, followed, second, calls);
   });
 
   it('a run followed on B whose reads failed while it ended is read again once they work: its clients on B see its end', async () => {
@@ -439,13 +432,11 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
     // A hears nothing of B's allow: it learns of it only by reading the store.
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', (input) => (input as { decision: string }).decision === 'timeout')).proxy });
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', claimOf('timeout'))).proxy });
     const b = await instance(db, 'b', tool, 300);
     const failed = failing.arm();
     // Long enough for B's allow to land first however loaded the machine; the test waits for it to pass.
-    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'allowed in time', options: { decisionTimeoutMs: 10_000 } });
-    const followed = await followUntil(a, 's1', 'r1', waitingStart);
-    const approvalId = (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId;
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'allowed in time', { decisionTimeoutMs: 10_000 });
 
     await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
     // The deadline passes on A, and its claim of the timeout fails as with the database gone.
@@ -460,11 +451,9 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { decision: string }).decision === 'timeout')).proxy });
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', claimOf('timeout'))).proxy });
     const failed = failing.arm();
-    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'never decided', options: { decisionTimeoutMs: 1_000 } });
-    const followed = await followUntil(a, 's1', 'r1', waitingStart);
-    const approvalId = (followed.events.find(waitingStart) as Extract<LoopEvent, { type: 'tool-start' }>).approvalId;
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'never decided', { decisionTimeoutMs: 1_000 });
     await failed;
 
     await followed.until(isEnd);
@@ -477,7 +466,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
     // A hears nothing of B's allow: it learns of it only by reading the store.
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', (input) => (input as { decision: string }).decision === 'cancel')).proxy });
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store), 'claimDecision', claimOf('cancel'))).proxy });
     const b = await instance(db, 'b', tool, 300);
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped after the allow');
     await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
@@ -498,7 +487,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { decision: string }).decision === 'cancel')).proxy });
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', claimOf('cancel'))).proxy });
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped');
 
     const failed = failing.arm();
@@ -513,50 +502,26 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
   it('a grant release whose claim and read-back both fail, the database still down, goes back to waiting for a person, rather than cancelling the call', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
-    let failingClaim!: ReturnType<typeof failingOnce<Cluster>>;
-    let failingRead!: ReturnType<typeof failingOnce<PostgresStore>>;
-    let claimFailed = false;
-    const a = await instance(db, 'a', tool, 60_000, {
-      model: new TwoCallsModel(),
-      asCluster: (store) => (failingClaim = failingOnce<Cluster>(store, 'claimDecision', (input) => (input as { source: string }).source === 'grant')).proxy,
-      // Only reads after the claim failed: the read-back.
-      asStore: (store) => (failingRead = failingOnce(store, 'listRunToolCalls', () => claimFailed)).proxy,
-    });
-    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
-    const followed = await followUntil(a, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
-    const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+    const { owner: a, arm } = await readBackFailing(db, tool, { answerLost: false });
+    const { followed, first, second } = await startTwoWaiting(a);
 
     // "Always allow" on the first: its grant releases the second, whose claim fails, and so does the read of its row.
-    const claimFails = failingClaim.arm().then(() => (claimFailed = true));
-    const readFailed = failingRead.arm();
-    await expect(a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
-    await claimFails;
-    await readFailed;
-    await secondRunsOnceAllowed(a, followed, second!, calls);
+    const failed = arm();
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: first, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: true });
+    await failed;
+    await secondRunsOnceAllowed(a, followed, second, calls);
   });
   it('a grant release stored though its answer was lost, whose read-back failed, is read again as what it is: the run and the ledger say the grant allowed the call', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
-    let lostClaim!: ReturnType<typeof answerLostOnce<Cluster>>;
-    let failingRead!: ReturnType<typeof failingOnce<PostgresStore>>;
-    let claimLost = false;
-    const a = await instance(db, 'a', tool, 60_000, {
-      model: new TwoCallsModel(),
-      asCluster: (store) => (lostClaim = answerLostOnce<Cluster>(store, 'claimDecision', (input) => (input as { source: string }).source === 'grant')).proxy,
-      // Only reads after the claim's answer was lost: the read-back.
-      asStore: (store) => (failingRead = failingOnce(store, 'listRunToolCalls', () => claimLost)).proxy,
-    });
-    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
-    const followed = await followUntil(a, 's1', 'r1', (event) => waitingStart(event) && event.toolCallId === 'call_2');
-    const [first, second] = followed.events.filter(waitingStart).map((event) => event.approvalId);
+    const { owner: a, arm } = await readBackFailing(db, tool, { answerLost: true });
+    const { followed, first, second } = await startTwoWaiting(a);
 
     // "Always allow" on the first: its grant releases the second, whose claim is stored but answered as failed, and the
     // read of its row fails: it waits again, and its row is read once the database answers.
-    const claimed = lostClaim.arm().then(() => (claimLost = true));
-    const readFailed = failingRead.arm();
-    const answer = await a.chat.confirm({ sessionId: 's1', approvalId: first!, decision: 'allow', always: true });
-    await claimed;
-    await readFailed;
+    const failed = arm();
+    const answer = await a.chat.confirm({ sessionId: 's1', approvalId: first, decision: 'allow', always: true });
+    await failed;
 
     await followed.until(isEnd);
     expect(calls).toStrictEqual(['first', 'second']);
@@ -564,7 +529,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
       ['call_1', 'allow', 'user', undefined],
       ['call_2', 'allow', 'grant', answer.resolved ? answer.grant?.grantId : undefined],
     ]);
-    expect(await ledgerRow(db, second!)).toStrictEqual({ decision: 'allow', source: 'grant' });
+    expect(await ledgerRow(db, second)).toStrictEqual({ decision: 'allow', source: 'grant' });
   });
   it('a run handed over because its writes fail, given up again soon after, is held off by every instance, a third one too: no bouncing between instances', async () => {
     const db = await cleanups.database();
@@ -573,7 +538,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const claims: ReturnType<typeof countingClaims>[] = [];
     // Leases, and so scans, far longer than the test: runs change hands only on the messages that one was given up.
     const options: InstanceOptions = {
-      retryStoreAfterMs: 60_000,
+      service: { retryStoreAfterMs: 60_000 },
       asStore: (store) => outages[outages.push(eventWritesDown(store)) - 1]!.store,
       asCluster: (store) => claims[claims.push(countingClaims(store, 'r1')) - 1]!.cluster,
     };

@@ -1,28 +1,18 @@
-import { ChatService, StoreUnavailableError, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
-import { ApprovalRegistry, ConcurrencyLimit, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart, type ToolSlots } from '@airlock/core';
+import { StoreUnavailableError, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
+import { ConcurrencyLimit, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tmpdir } from 'node:os';
-import { RuleBook } from '../src/rules';
-import { PostgresStore } from '../src/store';
+import type { PostgresStore } from '../src/store';
 import { createBuiltinTools } from '../src/tools';
 import { killAllWith, processesWith, toolNamed } from '../src/tools/test-support';
 import { cleanupsAfterEach } from './support/cleanups';
-import { ConversationModel } from './support/conversation-model';
+import { clusterInstance, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
 import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
 const postgres = await probeTestDatabase();
 if (!postgres.available) console.warn(`Skipping the multi-instance tests: ${postgres.reason}`);
-
-interface Instance {
-  name: string;
-  chat: ChatService;
-  store: PostgresStore;
-  rules: RuleBook;
-  /** Stops the instance as a crash would: no hand-over, its leases simply stop being renewed. */
-  crash(): Promise<void>;
-}
 
 const cleanups = cleanupsAfterEach();
 
@@ -147,45 +137,8 @@ function stallableCluster(store: PostgresStore) {
   };
 }
 
-interface InstanceOptions {
-  /** What the chat service uses as its cluster. Default the store. */
-  asCluster?: (store: PostgresStore) => Cluster;
-  /** What the chat service uses as its store. Default the store. */
-  asStore?: (store: PostgresStore) => PostgresStore;
-  /** The model. Default a ConversationModel calling `echo` once per message. */
-  model?: ChatModel;
-  /** Places for the calls running at once on this instance. Default: no limit. */
-  toolSlots?: ToolSlots;
-}
-
-async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, options: InstanceOptions = {}): Promise<Instance> {
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
-  const model = options.model ?? new ConversationModel('echo', 'text');
-  const cluster = options.asCluster?.(store) ?? store;
-  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...(options.toolSlots === undefined ? {} : { toolSlots: options.toolSlots }) });
-  let stopped = false;
-  const stop = async (handOver: boolean) => {
-    if (stopped) return;
-    stopped = true;
-    if (handOver) await chat.shutdown();
-    await store.close();
-  };
-  cleanups.push(() => stop(true));
-  await chat.open();
-  return {
-    name,
-    chat,
-    store,
-    rules,
-    crash: async () => {
-      // Its runs stop here without writing anything, as in a process that died; the store connection goes with it.
-      stopped = true;
-      const closing = store.close();
-      await chat.shutdown().catch(() => undefined);
-      await closing;
-    },
-  };
+function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, options: Omit<ClusterInstanceOptions, 'name' | 'tools' | 'leaseMs'> = {}): Promise<Instance> {
+  return clusterInstance(db, cleanups, { name, tools: () => [tool], leaseMs, ...options });
 }
 
 interface Followed {
@@ -1331,7 +1284,7 @@ describe.skipIf(!postgres.available)('what lets a call run unasked, changed on a
     const { tool, calls } = recordingTool();
     const slots = new ConcurrencyLimit(1);
     const held = slots.tryAcquire()!;
-    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf, toolSlots: slots });
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf, service: { toolSlots: slots } });
     const b = await instance(db, 'b', tool);
     await before(a);
     await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'in line', options: { confirmToolCalls } });

@@ -1,37 +1,71 @@
-import { ChatService, type PendingApproval } from '@airlock/api';
+import { ChatService, type ChatServiceOptions, type Cluster, type PendingApproval } from '@airlock/api';
 import { ApprovalRegistry, type AnyTool, type ChatModel } from '@airlock/core';
 import { tmpdir } from 'node:os';
 import { vi } from 'vitest';
 import { RuleBook } from '../../src/rules';
 import { PostgresStore } from '../../src/store';
 import type { Cleanups } from './cleanups';
+import { ConversationModel } from './conversation-model';
 import type { TestDatabase } from './postgres';
 
 export interface ClusterInstanceOptions {
   /** The instance's id in the cluster. */
   name: string;
-  /** The model every run of the instance talks to. */
-  model: ChatModel;
+  /** The model every run of the instance talks to. Default a ConversationModel calling `echo` once per message. */
+  model?: ChatModel;
   /** The tools, as the instance lists them at each look. */
   tools: () => readonly AnyTool[];
   /** The workspace its rules judge paths in. Default the system's temporary folder. */
   workspace?: string;
+  /** How long its leases on its runs last, in ms. Default a minute. */
+  leaseMs?: number;
+  /** What its chat service uses as its store, made from the instance's store. Default that store. */
+  asStore?: (store: PostgresStore) => PostgresStore;
+  /** What its chat service and rule book use as their cluster, made from the instance's store. Default that store. */
+  asCluster?: (store: PostgresStore) => Cluster;
+  /** Further options of its chat service, over those above (tool slots, how soon it tries the store again, its model). Default none. */
+  service?: Partial<ChatServiceOptions>;
+}
+
+export interface ClusterInstance {
+  name: string;
+  chat: ChatService;
+  store: PostgresStore;
+  rules: RuleBook;
+  /** Stops the instance as a crash would: no hand-over, its leases simply stop being renewed. */
+  crash(): Promise<void>;
 }
 
 /**
- * One instance of a cluster on the test database, with a rule book: its chat service is shut down (its runs handed
- * over) and its store closed after the test.
+ * One instance of a cluster on the test database, with a rule book: unless it crashed, its chat service is shut down
+ * (its runs handed over) and its store closed after the test.
  */
-export async function clusterInstance(db: TestDatabase, cleanups: Cleanups, options: ClusterInstanceOptions) {
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: options.name, leaseMs: 60_000, log: () => {} });
-  const rules = await RuleBook.open({ store, workspace: options.workspace ?? tmpdir(), cluster: store, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => options.model, tools: options.tools, store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
+export async function clusterInstance(db: TestDatabase, cleanups: Cleanups, options: ClusterInstanceOptions): Promise<ClusterInstance> {
+  const { name, model = new ConversationModel('echo', 'text') } = options;
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: options.leaseMs ?? 60_000, log: () => {} });
+  const cluster = options.asCluster?.(store) ?? store;
+  const rules = await RuleBook.open({ store, workspace: options.workspace ?? tmpdir(), cluster, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: options.tools, store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...options.service });
+  let stopped = false;
   cleanups.push(async () => {
+    if (stopped) return;
     await chat.shutdown();
     await store.close();
   });
   await chat.open();
-  return { chat, store, rules };
+  return {
+    name,
+    chat,
+    store,
+    rules,
+    crash: async () => {
+      // Its runs stop here without writing anything, as in a process that died; the store connection goes with it.
+      stopped = true;
+      const closing = store.close();
+      await chat.shutdown().catch(() => undefined);
+      await closing;
+    },
+  };
 }
 
 /** The calls of `sessionId` waiting on `chat`, once there are `count` of them. */
