@@ -134,12 +134,18 @@ export class OpenAIChunkReader {
   private lastIndex: number | undefined;
   /** For a server that sends a new call at an index a call already holds: the call its later pieces at that index go to. */
   private readonly moved = new Map<number, number>();
+  /** The index each place from 64 on was given to a call moved off; a place not in it holds a call sent without an index. */
+  private readonly movedFrom = new Map<number, number>();
+  /** The next place from 64 on no call and no id has had. */
+  private nextPlace = MAX_STREAMED_TOOL_CALLS;
   /**
    * A call's id sent alone (no name, no arguments) at a place no call holds yet: kept for the piece that brings the
    * call's name or arguments there. Made a call at once, such a piece that nothing filled was put up as a call of no
    * name, and one filled by a piece with another id was two calls, the first of no name.
    */
   private readonly waitingIds = new Map<number, string>();
+  /** The place of each call's id and each waiting id, the first for an id two calls were sent with. */
+  private readonly placeOfId = new Map<string, number>();
   private finishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private textChars = 0;
@@ -282,16 +288,25 @@ export class OpenAIChunkReader {
     const index =
       delta.index === null || delta.index === undefined
         ? this.indexWithoutOne(delta.id ?? undefined, named ?? undefined, piece ?? undefined)
-        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined);
+        : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined, piece ?? undefined);
     if (index === undefined) return;
     let call = this.calls.get(index);
     if (!call) {
-      if (!named && !carriesArguments(piece ?? undefined)) {
-        if (delta.id && !this.waitingIds.has(index)) this.waitingIds.set(index, delta.id);
+      const opens = Boolean(named) || carriesArguments(piece ?? undefined);
+      if (!opens && !delta.id) return;
+      // An id waiting counts as a call: each one alone was kept, and every later piece looked through them all.
+      const waiting = this.waitingIds.get(index);
+      if (waiting === undefined && this.calls.size + this.waitingIds.size >= MAX_STREAMED_TOOL_CALLS) {
+        throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
+      }
+      if (!opens && delta.id) {
+        // Another id alone where one waits takes its place: the first made no call.
+        if (waiting !== undefined && this.placeOfId.get(waiting) === index) this.placeOfId.delete(waiting);
+        this.waitingIds.set(index, delta.id);
+        this.identify(delta.id, index);
         return;
       }
-      if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
-      call = { id: this.waitingIds.get(index) ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
+      call = { id: waiting ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
       this.waitingIds.delete(index);
       this.calls.set(index, call);
     }
@@ -302,6 +317,7 @@ export class OpenAIChunkReader {
     let added = false;
     if (delta.id && call.id === '') {
       call.id = delta.id;
+      this.identify(delta.id, index);
       added = true;
     }
     // llama.cpp sends a name again, whole, as it reads more of it ("list_", then "list_directory"): a name that goes on
@@ -354,7 +370,7 @@ export class OpenAIChunkReader {
    * text) after the call's whole ones opens the next call, its id kept for the pieces that fill it (`waitingIds`): it
    * made a call of no name, and, dropped, the pieces after it at that index went on with the whole call, joined to it.
    */
-  private indexOf(index: number, id: string | undefined, name: string | undefined): number | undefined {
+  private indexOf(index: number, id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
@@ -363,9 +379,13 @@ export class OpenAIChunkReader {
     // c2's arguments sent after it replaced terminal's.
     const holder = held?.id ?? (current === index ? undefined : this.waitingIds.get(current));
     if (id === undefined || id === '' || holder === undefined || holder === '' || holder === id) return current;
+    // Another id alone where one waits takes its place (see addToolCallDelta): moved each time, 15,000 of them left as
+    // many ids waiting.
+    if (held === undefined && (name === undefined || name === '') && !carriesArguments(piece)) return current;
     if (held !== undefined && (name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
-    const next = Math.max(MAX_STREAMED_TOOL_CALLS - 1, ...this.calls.keys(), ...this.waitingIds.keys()) + 1;
+    const next = this.newPlace();
     this.moved.set(index, next);
+    this.movedFrom.set(next, index);
     return next;
   }
 
@@ -388,11 +408,10 @@ export class OpenAIChunkReader {
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     const held = this.possibleStart;
     this.possibleStart = undefined;
-    // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id, or where its id waits: at most 64 calls to
-    // look through.
+    // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id, or where its id waits.
     const identified = id !== undefined && id !== '';
-    if (identified) for (const [index, call] of this.calls) if (call.id === id) return index;
-    if (identified) for (const [index, waiting] of this.waitingIds) if (waiting === id) return index;
+    const known = identified ? this.placeOfId.get(id) : undefined;
+    if (known !== undefined) return known;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = !identified;
@@ -435,11 +454,27 @@ export class OpenAIChunkReader {
       }
     }
     // Past the indexes and the places of moved calls: one not yet filled would give this call its waiting id. So would a
-    // place where another id waits: b's terminal was put up under a's id, and a's pieces then joined to it.
-    const taken = new Set(this.moved.values());
-    let next = MAX_STREAMED_TOOL_CALLS;
-    while (this.calls.has(next) || taken.has(next) || (identified && this.waitingIds.has(next))) next++;
-    return next;
+    // place where another id waits: b's terminal was put up under a's id, and a's pieces then joined to it. A call with
+    // no id, or another id alone, goes where an id sent without an index waits.
+    const waiting = this.waitingWithoutIndex();
+    if (waiting !== undefined && (!identified || ((name === undefined || name === '') && !carriesArguments(piece)))) return waiting;
+    return this.newPlace();
+  }
+
+  /** A place from 64 on that nothing has had: found by looking past the others, each piece went through all of them. */
+  private newPlace(): number {
+    return this.nextPlace++;
+  }
+
+  /** Where an id sent without an index waits, if one does (at most one: another id alone takes its place). */
+  private waitingWithoutIndex(): number | undefined {
+    for (const place of this.waitingIds.keys()) if (place >= MAX_STREAMED_TOOL_CALLS && !this.movedFrom.has(place)) return place;
+    return undefined;
+  }
+
+  /** Keeps `id` as the id of the call or waiting id at `place`, unless a call sent before holds it. */
+  private identify(id: string, place: number): void {
+    if (!this.placeOfId.has(id)) this.placeOfId.set(id, place);
   }
 
   /**
@@ -448,8 +483,7 @@ export class OpenAIChunkReader {
    * one, then terminal's `{"command":` at index 0, let `"rm -rf ~"}` go on with terminal.
    */
   private unfinishedBesides(besides: number): boolean {
-    const moved = new Set(this.moved.values());
-    const atIndex = (place: number) => place < MAX_STREAMED_TOOL_CALLS || moved.has(place);
+    const atIndex = (place: number) => place < MAX_STREAMED_TOOL_CALLS || this.movedFrom.has(place);
     const anywhere = atIndex(besides);
     for (const [place, call] of this.calls) {
       if (place !== besides && (anywhere || atIndex(place)) && typeof call.arguments === 'string' && call.text.begun && !call.text.closed) return true;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
 import { resolveLocalhostAsStock } from '../http/test-support';
 import { lineAlignedFetch } from './line-aligned-fetch';
+import { MAX_STREAMED_TOOL_CALLS } from './openai-chunk-reader';
 import { OpenAICompatibleModel } from './openai-compatible-model';
 import { answeringServer, failure } from './test-support';
 
@@ -14,6 +15,31 @@ async function collect(stream: AsyncIterable<ModelPart>): Promise<ModelPart[]> {
   const parts: ModelPart[] = [];
   for await (const part of stream) parts.push(part);
   return parts;
+}
+
+/**
+ * How many steps `run` takes through maps (lookups, and each entry an iteration passes): the work of a reader placing
+ * a stream's calls, counted rather than timed.
+ */
+async function mapSteps(run: () => Promise<void>): Promise<number> {
+  let steps = 0;
+  const counted = [
+    { target: Object.getPrototypeOf(new Map().keys()) as object, key: 'next' },
+    { target: Map.prototype, key: 'get' },
+    { target: Map.prototype, key: 'has' },
+  ].map(({ target, key }) => ({ target, key, original: Reflect.get(target, key) as (...args: unknown[]) => unknown }));
+  for (const { target, key, original } of counted) {
+    Reflect.set(target, key, function (this: unknown, ...args: unknown[]) {
+      steps++;
+      return Reflect.apply<unknown, unknown[], unknown>(original, this, args);
+    });
+  }
+  try {
+    await run();
+  } finally {
+    for (const { target, key, original } of counted) Reflect.set(target, key, original);
+  }
+  return steps;
 }
 
 /** A port that nothing listens on: bound once, then released. */
@@ -1056,6 +1082,34 @@ describe('OpenAICompatibleModel', () => {
         await whole.close();
         await moved.close();
       }
+    });
+
+    it('reads ids sent alone, one after another, in steps that grow with their number only, and ends the turn once more of them wait than a turn may hold calls', async () => {
+      const terminal = { index: 0, id: 'c0', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      // After a call at index 0, or before any call and without an index: each id alone left another id waiting, and
+      // every later piece looked through all of them (15,000 took 8 s, the server doing nothing else).
+      const idsAlone = (count: number, atIndex: boolean) =>
+        `${chunk({ tool_calls: [...(atIndex ? [terminal] : []), ...Array.from({ length: count }, (_, n) => (atIndex ? { index: 0, id: `k${n}` } : { id: `k${n}` }))] })}\n\n${end}`;
+      const read = async (body: string) => {
+        await using server = await answeringServer('text/event-stream', body);
+        return await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+      };
+      const ls = [{ type: 'tool-call', id: 'c0', name: 'terminal', arguments: '{"command":"ls"}' }, { type: 'finish', reason: 'tool-calls' }];
+
+      for (const atIndex of [true, false]) {
+        const fewer = await mapSteps(async () => expect(await read(idsAlone(2_000, atIndex))).toStrictEqual(atIndex ? ls : [{ type: 'finish', reason: 'tool-calls' }]));
+        const more = await mapSteps(async () => expect(await read(idsAlone(4_000, atIndex))).toStrictEqual(atIndex ? ls : [{ type: 'finish', reason: 'tool-calls' }]));
+        expect(more).toBeLessThan(3 * fewer);
+      }
+
+      // An id alone at each index, then one more without: 65 waiting.
+      const waiting = Array.from({ length: MAX_STREAMED_TOOL_CALLS }, (_, index) => ({ index, id: `w${index}` }));
+      await using server = await answeringServer('text/event-stream', `${chunk({ tool_calls: [...waiting, { id: 'x' }] })}\n\n${end}`);
+      const parts: ModelPart[] = [];
+      const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal), parts);
+      expect(parts).toStrictEqual([]);
+      expect(error.message).toBe(`OpenAI-compatible: the model server at ${server.url} sent more than one turn may hold: more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn; the turn was stopped there`);
     });
 
     it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
