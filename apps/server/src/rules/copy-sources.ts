@@ -120,23 +120,47 @@ const TAR_VALUED = new Set(['b', 'C', 'f', 'F', 'g', 'H', 'I', 'K', 'L', 'N', 'T
  * attached or not), so every word is judged as a path, and so is the value attached to an option that takes one
  * (`-C../other`, `--directory=../other`): any that may lead out, by its text and its links, has the call asked
  * about. That asks for an archive written outside too (`tar -cf ../x.tar src`), which a rule for `tar` covered.
+ * With `-h`/`--dereference` it archives what the links below its members lead to (`tar -chf o.tar src` packed `src/vendor/s.txt` through `src/vendor -> ../../outside`; found in review): then
+ * each word, and each value attached to an option (`-Csrc`), must hold no link that leads out
+ * (`treeMayHoldLinkOut`). A member after `-C` lies below the folder `-C` names, whose walk
+ * covers it.
  */
 function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   if (args.some(facts.anything) || tarReadsNameList(args)) return true;
+  const dereference = tarDereferences(args);
+  const judge = (word: ShellWord) => mayNameOutside(word, facts) || (dereference && treeMayHoldLinkOut(word, facts));
   return args.some((word) => {
     // A word that starts with a dash is judged as a path too: it may be the value of the option before it, which tar
     // takes whatever it starts with (`tar -cf -x/../../x.tar src` wrote above the workspace; found in review).
-    if (mayNameOutside(word, facts)) return true;
+    if (word.kind === 'literal' && word.value.startsWith('-') && word.value !== '-' ? mayNameOutside(word, facts) : judge(word)) return true;
     if (word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-') return false;
     const text = word.value;
     if (text.startsWith('--')) {
       const equals = text.indexOf('=');
-      return equals !== -1 && mayNameOutside({ kind: 'literal', value: text.slice(equals + 1) }, facts);
+      return equals !== -1 && judge({ kind: 'literal', value: text.slice(equals + 1) });
     }
     for (let at = 1; at < text.length; at += 1) {
       if (!TAR_VALUED.has(text[at]!)) continue;
       const attached = text.slice(at + 1);
-      return attached !== '' && mayNameOutside({ kind: 'literal', value: attached }, facts);
+      return attached !== '' && judge({ kind: 'literal', value: attached });
+    }
+    return false;
+  });
+}
+
+/**
+ * Whether a tar call follows the links below its members: `-h` in a group before a letter that takes a value (in an
+ * old-style first bundle, anywhere), or `--dereference` by any start of it. A word the shell computes may be either.
+ */
+function tarDereferences(args: readonly ShellWord[]): boolean {
+  return args.some((word, index) => {
+    if (word.kind !== 'literal') return /^["']?[-*?[$]/.test(word.text);
+    const text = word.value;
+    if (text.startsWith('--')) return text.length > 2 && !text.includes('=') && '--dereference'.startsWith(text);
+    if (index > 0 && !text.startsWith('-')) return false;
+    for (const letter of text.replace(/^-/, '')) {
+      if (letter === 'h') return true;
+      if (TAR_VALUED.has(letter) && text.startsWith('-')) return false;
     }
     return false;
   });

@@ -166,6 +166,77 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     for (const command of [...searches, 'highlight link.c', 'cat link.c', 'cat *.c']) expect(await verdict(command), command).toBe('ask');
   });
 
+  it('a reader that follows the links below its operands is covered only while none leads out (found in review)', async () => {
+    // Checked with the real programs (GNU grep 3.8, ripgrep, ugrep, ag, ack, Info-ZIP 3.0, GNU tar): each of these
+    // printed or packed `outside/s.txt` through `src/vendor -> ../../outside`, and the plain forms did not.
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const outside = path.join(folder.path, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 's.txt'), 'key=s3cret\n');
+    await mkdir(path.join(workspace, 'src'), { recursive: true });
+    await mkdir(path.join(workspace, 'docs'));
+    await writeFile(path.join(workspace, 'src', 'a.txt'), 'key=ok\n');
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    for (const name of ['grep', 'rg', 'ugrep', 'ag', 'ack', 'zip', 'tar', 'cd']) {
+      await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: [name], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+    const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    const verdict = async (command: string) => (await rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true }))?.effect;
+    const following = [
+      'grep -R key src',
+      'grep -R key .',
+      'grep -R key',
+      'grep -nR key src',
+      'grep -R -e key',
+      'grep --dereference-recursive key src',
+      'grep --deref key src',
+      'cd src && grep -R key',
+      'rg -L key src',
+      'rg -L key',
+      'rg --follow key src',
+      'rg -iL key src',
+      'ugrep -R key src',
+      'ugrep -R key',
+      'ugrep -rS key src',
+      'ugrep --dereference-recursive key src',
+      'ugrep -d dereference-recurse key src',
+      'ugrep --directories=dereference-recurse key src',
+      'ag -f key src',
+      'ag --follow key',
+      'ack --follow key src',
+      'zip -r o.zip src',
+      'zip -qr o.zip .',
+      'zip --recurse-paths o.zip src',
+      'tar -chf o.tar src',
+      'tar --dereference -cf o.tar src',
+      'tar -cf o.tar -h -C src .',
+    ];
+    const plain = [
+      'grep -r key src',
+      'grep -R key docs',
+      'grep key src/a.txt',
+      'rg key src',
+      'rg -L key docs',
+      'ugrep -r key src',
+      'ugrep key src',
+      'ag key src',
+      'ack key src',
+      'zip -r -y o.zip src',
+      'zip -r o.zip docs',
+      'zip o.zip src/a.txt',
+      'tar -cf o.tar src',
+      'tar -chf o.tar docs',
+    ];
+    for (const command of [...following, ...plain]) expect(await verdict(command), command).toBe('allow');
+    // An archive unpacked before it may bring such a link.
+    expect(await verdict('tar -xf x.tar && grep -R key src')).toBe('ask');
+    expect(await verdict('tar -xf x.tar && grep -r key src')).toBe('allow');
+    await symlink('../../outside', path.join(workspace, 'src', 'vendor'));
+    for (const command of following) expect(await verdict(command), command).toBe('ask');
+    for (const command of plain) expect(await verdict(command), command).toBe('allow');
+  });
+
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
     await using folder = await plantedWorkspace();
     const judge = (command: string) => evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) });

@@ -4,6 +4,7 @@ import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
 import { copySourceMayLeadAway } from './copy-sources';
 import { fileReaderMayReadAway } from './file-readers';
+import { followedTreeMayHoldLinkOut } from './link-following-readers';
 import { shortValueLetters } from './short-option-files';
 import { isTestRunner, testRunnerArgumentsCovered, testRunnerPathOperands } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
@@ -729,6 +730,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (line.onlyWhatRuns !== true && copySourceMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
   // A program that prints the files it reads shows one outside to the model (`cat ~/.ssh/id_rsa`): asked about.
   if (line.onlyWhatRuns !== true && fileReaderMayReadAway(name, rest, { ...line, anything })) return false;
+  // One that follows the links below the folders it reads (`grep -R`, `zip -r`) reads where they lead.
+  if (line.onlyWhatRuns !== true && followedTreeMayHoldLinkOut(name, command.words.slice(1), line, rule.tokens.length - 1)) return false;
   if (SUBSCRIPT_EVALUATING.has(name)) {
     const setter = SUBSCRIPT_EVALUATING.get(name);
     // `test -v a*`: a glob may match a file named `a[$(…)]`, whose subscript the test evaluates.

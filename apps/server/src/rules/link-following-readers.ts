@@ -1,0 +1,130 @@
+import { sourceMayLeadAway } from './copy-sources';
+import { seenOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
+import { shortValueLetters } from './short-option-files';
+import type { ShellWord } from './shell-word';
+
+/**
+ * How a searcher that reads every file below the folders it is given is told to follow the links it meets there
+ * (checked with the real programs: GNU grep 3.8, ripgrep, ugrep 3.11, ag, ack): a letter in a group of short ones, or
+ * a long option by any start of it (grep, ag and ack take one; ripgrep and ugrep refuse it, which asks more of them
+ * only). Without one, grep's `-r`, ugrep's, ripgrep's, ag's and ack's searches read the links named on the command
+ * line alone, which are judged as any path is.
+ */
+interface Searcher {
+  /** Letters that have it follow every link below. */
+  short: string;
+  /** Long options that do. */
+  long: readonly string[];
+  /** Letters whose value is the pattern (`-e key`), when given so no word is. */
+  patternLetters: string;
+  /** Long options whose value is the pattern. */
+  patternLong: readonly string[];
+  /** `-d`/`--directories` `dereference-recurse` follows too (ugrep's; grep's `-d` takes no such value). Default: false. */
+  directories?: boolean;
+}
+
+const GREP: Searcher = { short: 'R', long: ['--dereference-recursive'], patternLetters: 'ef', patternLong: ['--regexp', '--file'] };
+const UGREP: Searcher = { short: 'RS', long: ['--dereference-recursive', '--dereference'], patternLetters: 'ef', patternLong: ['--regexp', '--file'], directories: true };
+
+const SEARCHERS: ReadonlyMap<string, Searcher> = new Map([
+  ...['grep', 'egrep', 'fgrep'].map((grep): [string, Searcher] => [grep, GREP]),
+  ['rg', { short: 'L', long: ['--follow'], patternLetters: 'ef', patternLong: ['--regexp', '--file'] }],
+  ...['ugrep', 'ugrep+'].map((ugrep): [string, Searcher] => [ugrep, UGREP]),
+  ['ag', { short: 'f', long: ['--follow'], patternLetters: '', patternLong: [] }],
+  ...['ack', 'ack-grep'].map((ack): [string, Searcher] => [ack, { short: '', long: ['--follow'], patternLetters: '', patternLong: ['--match'] }]),
+]);
+
+/**
+ * Whether a call of a program judged as `cat` is (`file-readers.ts`) follows the links below the folders it reads,
+ * and one of those may hold a link that leads out of the workspace (`treeMayHoldLinkOut`, as a `cp -rL`'s sources
+ * may not): `grep -R key src` printed
+ * `src/vendor/s.txt` through `src/vendor -> ../../outside`, `zip -r o.zip src` packed it (found in review). The
+ * folders read are each word that is no option (an option's value or the pattern too, which asks more only when it
+ * names a folder), and the one it runs in when it searches with no folder named (`grep -R key`, `rg -L key`) or
+ * recurses by patterns (`zip -R`). zip follows every link below what it packs with `-r`, unless `-y` keeps them as
+ * links; grep's `-r`, `rg`, `ugrep -r`, `ag` and `ack` alone do not. `words`: those past the program's name;
+ * `ruleWords`: how many of them the rule names, which it covers as it covers a file it names (`cat /etc/hosts`).
+ */
+export function followedTreeMayHoldLinkOut(name: string, words: readonly ShellWord[], facts: PathFacts, ruleWords = 0): boolean {
+  // A word the shell computes is undefined when it may become an option (`*` may match `-R`), its text otherwise.
+  const text = words.map((word) => (word.kind === 'literal' ? word.value : /^["']?[-*?[$]/.test(word.text) ? undefined : word.text));
+  const searcher = SEARCHERS.get(name);
+  const follows = searcher === undefined ? name === 'zip' && zipFollows(text) : searcherFollows(name, searcher, text);
+  if (!follows) return false;
+  // A command before it on the line may have brought a link (`tar -xf x.tar && grep -R key src`).
+  if (facts.fileSystemChanged === true) return seenOutside({ kind: 'literal', value: '.' }, facts, true);
+  const readsHere = searcher === undefined ? text.some((word) => word === undefined || /^-[^-]*R/.test(word)) : searchesHere(name, searcher, text);
+  const here: ShellWord = { kind: 'literal', value: '.' };
+  if (readsHere && (sourceMayLeadAway(here, facts) || treeMayHoldLinkOut(here, facts))) return true;
+  // A plain glob by the folder before it, below which every match lies (`sourceMayLeadAway`).
+  return words.some((word, index) => index >= ruleWords && text[index]?.startsWith('-') !== true && (word.kind === 'literal' ? treeMayHoldLinkOut(word, facts) : sourceMayLeadAway(word, facts)));
+}
+
+/** Whether a long option as written (`--deref`, `--follow=x`) is one of `options`, by any start of it. */
+function longOptionIn(word: string, options: readonly string[]): boolean {
+  const written = word.split('=', 1)[0]!;
+  return written.startsWith('--') && written.length > 2 && options.some((option) => option.startsWith(written));
+}
+
+/** Whether a group of short options (`-nR`) holds one of `letters` before a letter that takes a value. */
+function inShortGroup(name: string, word: string, letters: string): boolean {
+  if (!/^-[^-]/.test(word)) return false;
+  const values = shortValueLetters(name) ?? '';
+  for (const letter of word.slice(1)) {
+    if (letters.includes(letter)) return true;
+    if (values.includes(letter)) return false;
+  }
+  return false;
+}
+
+function searcherFollows(name: string, searcher: Searcher, words: readonly (string | undefined)[]): boolean {
+  const end = words.indexOf('--');
+  const options = end === -1 ? words : words.slice(0, end);
+  return options.some((word, index) => {
+    // A word the shell computes may become such an option.
+    if (word === undefined || inShortGroup(name, word, searcher.short) || longOptionIn(word, searcher.long)) return true;
+    if (searcher.directories !== true) return false;
+    // `-d dereference-recurse`, `--directories=dereference-recurse`; a value the shell computes may be that.
+    const next = words[index + 1];
+    let value: string | undefined = '';
+    if (/^-[^-]*d/.test(word)) value = word.slice(word.indexOf('d') + 1) || next;
+    else if (longOptionIn(word, ['--directories'])) value = word.includes('=') ? word.slice(word.indexOf('=') + 1) : next;
+    return value === undefined || value.startsWith('deref');
+  });
+}
+
+/**
+ * Whether a searcher reads the folder it runs in: no word is left for a folder once the pattern is taken (the first
+ * word that is no option, unless an option gives it). A long option written without `=` may take the next word as
+ * its value: that word is not counted, which reads the folder the call runs in more often, never less.
+ */
+function searchesHere(name: string, searcher: Searcher, words: readonly (string | undefined)[]): boolean {
+  const values = shortValueLetters(name) ?? '';
+  let operands = 0;
+  let patternGiven = false;
+  let ended = false;
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index];
+    if (ended || word === undefined || !word.startsWith('-') || word === '-') {
+      operands += 1;
+    } else if (word === '--') {
+      ended = true;
+    } else if (word.startsWith('--')) {
+      if (longOptionIn(word, searcher.patternLong)) patternGiven = true;
+      if (!word.includes('=')) index += 1;
+    } else {
+      const at = [...word.slice(1)].findIndex((letter) => values.includes(letter));
+      if (at === -1) continue;
+      if (searcher.patternLetters.includes(word[at + 1]!)) patternGiven = true;
+      if (at + 2 === word.length) index += 1;
+    }
+  }
+  return operands - (patternGiven ? 0 : 1) <= 0;
+}
+
+/** Whether a zip call recurses into the folders it packs (`-r`, `-R`, `--recurse-paths`) and follows their links: unless `-y`. */
+function zipFollows(words: readonly (string | undefined)[]): boolean {
+  const recurses = words.some((word) => word === undefined || /^-[^-]*[rR]/.test(word) || (word.startsWith('--') && longOptionIn(word, ['--recurse-paths', '--recurse-patterns'])));
+  const keepsLinks = words.some((word) => word === '-y' || word === '--symlinks');
+  return recurses && !keepsLinks;
+}
