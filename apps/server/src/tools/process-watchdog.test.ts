@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -148,13 +148,46 @@ describe('the watchdog of a call, told a start time', () => {
   });
 });
 
+// Stands in for grep, first on PATH: writes to the folder's `greps` whether it reads every environment (`scan`, pid 1's
+// among them) or only some (`look`), and runs the real one.
+const COUNTING_GREP = `#!/bin/sh
+case " $* " in *" /proc/1/environ "*) echo scan ;; *) echo look ;; esac >> "\${0%/*}/greps"
+exec /usr/bin/grep "$@"
+`;
+
+describe('the watchdog of a call, sweeping many marked processes', () => {
+  test('reads the environments of those a scan found new with one grep, however many', async () => {
+    await using folder = await tempFolder();
+    await writeFile(path.join(folder.path, 'grep'), COUNTING_GREP);
+    await chmod(path.join(folder.path, 'grep'), 0o755);
+    const tag = uniqueToken();
+    const marked = Array.from({ length: 20 }, () => spawn('sleep', ['300'], { stdio: 'ignore', env: { PATH: '/usr/bin:/bin', AIRLOCK_TOOL_CALL: tag } }));
+    try {
+      const ended = marked.map(async (sleeper) => (await once(sleeper, 'exit'))[1] as NodeJS.Signals | null);
+      // Run as once the server died: its pipe is closed from the start.
+      const watchdog = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT, 'airlock-watchdog', `AIRLOCK_TOOL_CALL=${tag}`], {
+        stdio: 'ignore',
+        env: { PATH: `${folder.path}:/usr/bin:/bin` },
+      });
+      expect(await once(watchdog, 'close')).toStrictEqual([0, null]);
+      expect(await Promise.all(ended)).toStrictEqual(marked.map(() => 'SIGKILL'));
+      // The scan that finds them all and one look that confirms them; then three scans that find none new.
+      const greps = (await readFile(path.join(folder.path, 'greps'), 'utf8')).split('\n').filter(Boolean);
+      expect(greps).toStrictEqual(['scan', 'look', 'scan', 'scan', 'scan']);
+    } finally {
+      for (const sleeper of marked) sleeper.kill('SIGKILL');
+    }
+  }, 60_000);
+});
+
 // Stands in for grep, first on PATH: runs the real one, and right after the run named in the folder's `moment` file
-// (`scan N`: the Nth grep of every environment, `look N`: the Nth of one process's), if that run found the marked
-// process, ends it and starts an unmarked one, the bystander, at its pid, under a parent that writes how it ended to
-// `ended`.
+// (`scan N`: the Nth grep of every environment, pid 1's among them, `look N`: the Nth of those a scan found new), if
+// that run found the marked process, ends it and starts an unmarked one, the bystander, at its pid, under a parent
+// that writes how it ended to `ended`.
 const STAND_IN_GREP = `#!/bin/sh
 dir=\${0%/*}
-case $1 in -l*) kind=scan ;; -q*) kind=look ;; *) exec /usr/bin/grep "$@" ;; esac
+case $1 in -l*) ;; *) exec /usr/bin/grep "$@" ;; esac
+case " $* " in *" /proc/1/environ "*) kind=scan ;; *) kind=look ;; esac
 count=0
 [ -e "$dir/$kind" ] && read -r count < "$dir/$kind"
 count=$((count + 1))
@@ -163,7 +196,7 @@ out=$(/usr/bin/grep "$@")
 status=$?
 read -r moment < "$dir/moment"
 read -r marked < "$dir/marked"
-case $status:$kind:$out in 0:scan:*"/proc/$marked/environ"*|0:look:) found=yes ;; *) found=no ;; esac
+case $status:$out in 0:*"/proc/$marked/environ"*) found=yes ;; *) found=no ;; esac
 if [ "$kind $count" = "$moment" ] && [ "$found" = yes ]; then
   read -r stat < "/proc/$marked/stat"
   set -- \${stat##*) }

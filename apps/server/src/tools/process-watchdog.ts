@@ -19,12 +19,12 @@ const MAX_SCANS = 1_000;
 // that happens), and the host pid of a sandbox's pid 1 takes its PID namespace with it; nothing waits on a scan.
 // Then it freezes every process carrying the marker ($1), scanning /proc until several scans in a row find no new
 // one, so one that forks on is frozen before it can start another, and kills them all at the end, so none of them
-// can restart another. One grep reads every environment in a scan: a grep per process takes seconds on a loaded
-// machine, during which the call runs on. A pid it finds is kept with its start time, read before a second grep of
-// that process's environment alone: a process that took the pid before that grep is not marked, and one that took it
-// after started at another time. It is frozen, and killed at the end, only while its pid still names the process of
-// that start time: the one found may have ended meanwhile (a frozen one too, by another's SIGKILL), its pid given to
-// a new process, anyone's.
+// can restart another. One grep reads every environment in a scan, and one more those of the processes it found new:
+// a grep per process takes seconds on a loaded machine, during which the call runs on. A pid found new is kept with
+// its start time, read before that second grep: a process that took the pid before that grep is not marked, and one
+// that took it after started at another time. It is frozen, and killed at the end, only while its pid still names the
+// process of that start time: the one found may have ended meanwhile (a frozen one too, by another's SIGKILL), its
+// pid given to a new process, anyone's.
 // A group is signalled with `kill -s SIG -- -pgid`: dash (/bin/sh on Debian and Ubuntu) takes the `--` of
 // `kill -SIG -- -pgid` for a pid, fails, and signals nothing.
 /** The watchdog's shell script, run as `sh -c WATCHDOG_SCRIPT airlock-watchdog <marker>` (see above). */
@@ -66,14 +66,21 @@ scans=0
 while [ "$quiet" -lt ${QUIET_SCANS} ] && [ "$scans" -lt ${MAX_SCANS} ]; do
   scans=$((scans + 1))
   quiet=$((quiet + 1))
+  found=
+  environs=
   for environ in $(grep -lzxF -- "$1" /proc/[0-9]*/environ 2>/dev/null); do
     pid=\${environ#/proc/}
     pid=\${pid%/environ}
     started "$pid"
     case "$frozen " in *" $pid:$ticks "*) continue ;; esac
     quiet=0
-    at=$ticks
-    [ -n "$at" ] && grep -qzxF -- "$1" "$environ" 2>/dev/null && same "$pid" "$at" && kill -s STOP "$pid" 2>/dev/null && frozen="$frozen $pid:$at"
+    [ -z "$ticks" ] || { found="$found $pid:$ticks"; environs="$environs $environ"; }
+  done
+  [ -n "$found" ] || continue
+  marked=$(grep -lzxF -- "$1" $environs 2>/dev/null)
+  for entry in $found; do
+    pid=\${entry%:*}
+    case $marked in *"/proc/$pid/environ"*) same "$pid" "\${entry#*:}" && kill -s STOP "$pid" 2>/dev/null && frozen="$frozen $entry" ;; esac
   done
 done
 for entry in $frozen; do
