@@ -374,10 +374,10 @@ export class OpenAIChunkReader {
     this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
     const held = this.calls.get(current);
-    // An id waiting where a server's calls at this index were moved is the call it began there, as it begins each: a
-    // piece with another id is its next call. Taken as the waiting call's, c3's terminal was put up under c2's id, and
-    // c2's arguments sent after it replaced terminal's.
-    const holder = held?.id ?? (current === index ? undefined : this.waitingIds.get(current));
+    // An id waiting at the index, or where a server's calls at it were moved, is the call it began there: a piece with
+    // another id is another call. Taken as the waiting call's, c3's terminal was put up under c2's id, and c2's
+    // arguments sent after it replaced terminal's (or, as text, were joined to them).
+    const holder = held?.id ?? this.waitingIds.get(current);
     if (id === undefined || id === '' || holder === undefined || holder === '' || holder === id) return current;
     // Another id alone where one waits takes its place (see addToolCallDelta): moved each time, 15,000 of them left as
     // many ids waiting.

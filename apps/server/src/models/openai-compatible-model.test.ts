@@ -966,7 +966,8 @@ describe('OpenAICompatibleModel', () => {
         const readFile = { type: 'tool-call', id: 'c1', name: 'read_file', arguments: { path: 'a' } };
 
         expect(await read(left)).toStrictEqual([readFile, { type: 'finish', reason: 'tool-calls' }]);
-        expect(await read(filled)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2', name: 'terminal', arguments: '{"command":"ls"}' }, { type: 'finish', reason: 'tool-calls' }]);
+        // Sent with another id beside its name, the call is that id's, c2's left no call: it may be a call whose pieces come later.
+        expect(await read(filled)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2-more', name: 'terminal', arguments: '{"command":"ls"}' }, { type: 'finish', reason: 'tool-calls' }]);
         expect(await read(sameIndex)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2', name: '', arguments: { path: '/etc/shadow' } }, { type: 'finish', reason: 'tool-calls' }]);
       } finally {
         await left.close();
@@ -1081,6 +1082,26 @@ describe('OpenAICompatibleModel', () => {
         await opened.close();
         await whole.close();
         await moved.close();
+      }
+    });
+
+    it('keeps an id sent alone at an index no call was moved from to its own pieces: a call sent there with another id is put up under its own id, not joined to them', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
+      // a's id alone, then b's terminal, then a's arguments, all at one index.
+      const asObject = await rawServer([`${piece({ index: 1, id: 'a' })}\n\n${piece({ index: 1, id: 'b', ...terminal })}\n\n${piece({ index: 1, id: 'a', function: { arguments: { path: 'x' } } })}\n\n${end}`]);
+      const asText = await rawServer([`${piece({ index: 0, id: 'a' })}\n\n${piece({ index: 0, id: 'b', ...terminal })}\n\n${piece({ index: 0, id: 'a', function: { arguments: '{"path":"x"}' } })}\n\n${end}`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const ls = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
+        const finish = { type: 'finish', reason: 'tool-calls' };
+
+        expect(await read(asObject)).toStrictEqual([ls, { type: 'tool-call', id: 'a', name: '', arguments: { path: 'x' } }, finish]);
+        expect(await read(asText)).toStrictEqual([ls, { type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' }, finish]);
+      } finally {
+        await asObject.close();
+        await asText.close();
       }
     });
 
