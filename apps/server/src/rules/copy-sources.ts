@@ -1,4 +1,5 @@
 import { longOptionNamed } from './command-wrappers';
+import type { FoldersWalked } from './links-below';
 import { mayNameOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
@@ -77,7 +78,8 @@ interface CopyCall {
  * text and its links, as any path a command is given (`mayNameOutside`). The destination is where it writes, which a
  * rule for the program covers. A word that may become any text (`anything`) may become an option that reads
  * elsewhere: the call is asked about. A copy that follows the links below its sources (`cp -rL`, `rsync -aL`) reads
- * through them: given `facts.holdsLinkOut`, no source may hold one that leads out (`treeMayHoldLinkOut`).
+ * through them, `node_modules`' and `.git`'s too: given `facts.holdsLinkOut`, no source may hold one that leads out
+ * (`treeMayHoldLinkOut`, walking every folder).
  */
 export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   if (name === 'tar' || name === 'bsdtar') return tarMayReadAway(args, facts);
@@ -87,7 +89,7 @@ export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], 
   const call = readCopyCall(args, copier);
   const sources = call.directories ? [] : call.target || call.operands.length < 2 ? call.operands : sourcesBeforeLast(call.operands);
   if (sources.some((word) => sourceMayLeadAway(word, facts)) || call.read.some((word) => mayNameOutside(word, facts))) return true;
-  return call.dereference && sources.some((word) => treeMayHoldLinkOut(word, facts));
+  return call.dereference && sources.some((word) => treeMayHoldLinkOut(word, facts, 'every'));
 }
 
 /**
@@ -95,10 +97,10 @@ export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], 
  * anywhere there, since its matches are not listed; here, a plain one (no variable, `~`, braces, `..` or glob part
  * that may match a dot name: `src/*.ts`, `tests/**` with `globstar`) is judged by the folder before its first glob
  * character instead: every match lies below that folder, so none leads out while the folder leads inside and holds
- * no link that leads out (`treeMayHoldLinkOut`). Once the line may have moved the shell or changed the file system,
- * as `mayNameOutside` judges it.
+ * no link that leads out (`treeMayHoldLinkOut`, walking `folders`). Once the line may have moved the shell or changed
+ * the file system, as `mayNameOutside` judges it.
  */
-export function sourceMayLeadAway(word: ShellWord, facts: PathFacts): boolean {
+export function sourceMayLeadAway(word: ShellWord, facts: PathFacts, folders: FoldersWalked = 'collected'): boolean {
   const text = word.kind === 'dynamic' ? word.text.replace(/["']/g, '') : '';
   const plainGlob =
     word.kind === 'dynamic' && word.variables.length === 0 && facts.holdsLinkOut !== undefined && facts.fileSystemChanged !== true &&
@@ -107,7 +109,7 @@ export function sourceMayLeadAway(word: ShellWord, facts: PathFacts): boolean {
   const glob = text.search(/[*?[]/);
   const folder = glob === -1 ? text : text.slice(0, text.lastIndexOf('/', glob) + 1);
   const named: ShellWord = { kind: 'literal', value: folder === '' ? '.' : folder.replace(/(.)\/+$/, '$1') };
-  return mayNameOutside(named, facts) || treeMayHoldLinkOut(named, facts);
+  return mayNameOutside(named, facts) || treeMayHoldLinkOut(named, facts, folders);
 }
 
 /** tar's short options that take a value, attached or as the next word (GNU tar). */
@@ -120,15 +122,16 @@ const TAR_VALUED = new Set(['b', 'C', 'f', 'F', 'g', 'H', 'I', 'K', 'L', 'N', 'T
  * attached or not), so every word is judged as a path, and so is the value attached to an option that takes one
  * (`-C../other`, `--directory=../other`): any that may lead out, by its text and its links, has the call asked
  * about. That asks for an archive written outside too (`tar -cf ../x.tar src`), which a rule for `tar` covered.
- * With `-h`/`--dereference` it archives what the links below its members lead to (`tar -chf o.tar src` packed `src/vendor/s.txt` through `src/vendor -> ../../outside`; found in review): then
- * each word, and each value attached to an option (`-Csrc`), must hold no link that leads out
- * (`treeMayHoldLinkOut`). A member after `-C` lies below the folder `-C` names, whose walk
+ * With `-h`/`--dereference` it archives what the links below its members lead to, `node_modules`' and `.git`'s
+ * too (`tar -chf o.tar src` packed `src/vendor/s.txt` through `src/vendor -> ../../outside`; found in
+ * review): then each word, and each value attached to an option (`-Csrc`), must hold no link that leads out
+ * (`treeMayHoldLinkOut`, walking every folder). A member after `-C` lies below the folder `-C` names, whose walk
  * covers it.
  */
 function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   if (args.some(facts.anything) || tarReadsNameList(args)) return true;
   const dereference = tarDereferences(args);
-  const judge = (word: ShellWord) => mayNameOutside(word, facts) || (dereference && treeMayHoldLinkOut(word, facts));
+  const judge = (word: ShellWord) => mayNameOutside(word, facts) || (dereference && treeMayHoldLinkOut(word, facts, 'every'));
   return args.some((word) => {
     // A word that starts with a dash is judged as a path too: it may be the value of the option before it, which tar
     // takes whatever it starts with (`tar -cf -x/../../x.tar src` wrote above the workspace; found in review).

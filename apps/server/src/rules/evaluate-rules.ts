@@ -7,7 +7,7 @@ import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installed
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
-import { folderHoldsLinkOut, type LinkWalks } from './links-below';
+import { folderHoldsLinkOut, type FoldersWalked, type LinkWalks } from './links-below';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
@@ -90,10 +90,11 @@ export interface RuleContext {
    * leads out of the workspace or into `.git` (true when that cannot be told, or past the walk's bounds). Given, a
    * program that reads a folder and follows links there by itself (a test runner, a build or project tool: the folder
    * it runs in, or a test runner's operands) is allowed by no command rule while one is there: a link that arrived by
-   * a call a rule allowed (`git checkout`, `tar -x`) leads it elsewhere. Default: with `leadsInside`, looked up on the
-   * file system (`folderHoldsLinkOut`); without, not looked up.
+   * a call a rule allowed (`git checkout`, `tar -x`) leads it elsewhere. `folders`: those the program goes into
+   * (`FoldersWalked`, default `collected`). Default: with `leadsInside`, looked up on the file system
+   * (`folderHoldsLinkOut`); without, not looked up.
    */
-  holdsLinkOut?: (absolute: string) => Promise<boolean>;
+  holdsLinkOut?: (absolute: string, folders?: FoldersWalked) => Promise<boolean>;
   /**
    * For the workspace-relative names of a file about to be written, the folder where the write would complete or
    * change a Git directory (`gitLayoutWrite`), or undefined. Given, no path rule allows such a write: it is asked,
@@ -242,6 +243,7 @@ async function judgeLine(
     const linkOut = context.holdsLinkOut ?? folderHoldsLinkOut(context.workspace, {}, context.linkWalks);
     const noted = new Set<string>();
     const notedGit = new Set<string>();
+    // By the folders walked and the path (`treeKey`).
     const notedTrees = new Set<string>();
     const noting = {
       leadsInside: (absolute: string) => {
@@ -252,8 +254,8 @@ async function judgeLine(
         notedGit.add(absolute);
         return false;
       },
-      holdsLinkOut: (absolute: string) => {
-        notedTrees.add(absolute);
+      holdsLinkOut: (absolute: string, folders: FoldersWalked = 'collected') => {
+        notedTrees.add(treeKey(absolute, folders));
         return false;
       },
     };
@@ -262,12 +264,18 @@ async function judgeLine(
     if (noted.size > MAX_PATH_LOOKUPS || notedGit.size > MAX_PATH_LOOKUPS || notedTrees.size > MAX_TREE_LOOKUPS) return undefined;
     const found = await answered(noted, (absolute) => leadsInside(absolute).catch(() => false));
     const underGitFound = await answered(notedGit, (absolute) => underGit(absolute).catch(() => true));
-    const linkOutFound = await answered(notedTrees, (absolute) => linkOut(absolute).catch(() => true));
+    const linkOutFound = await answered(notedTrees, (key) => {
+      const [folders, absolute] = key.split('\0', 2) as [FoldersWalked, string];
+      return linkOut(absolute, folders).catch(() => true);
+    });
     // A path the first pass did not note counts as outside, as under `.git`, and as holding a link that leads out.
     looked = {
       leadsInside: (absolute) => found.has(absolute),
       leadsUnderGit: (absolute) => !notedGit.has(absolute) || underGitFound.has(absolute),
-      holdsLinkOut: (absolute) => !notedTrees.has(absolute) || linkOutFound.has(absolute),
+      holdsLinkOut: (absolute, folders = 'collected') => {
+        const key = treeKey(absolute, folders);
+        return !notedTrees.has(key) || linkOutFound.has(key);
+      },
     };
     // A line not covered with every path inside is not covered with fewer: its lookups only say why.
     if (first !== undefined) {
@@ -280,6 +288,9 @@ async function judgeLine(
   }
   return outsideOf(commands, rules, context, looked) ?? namedNotCovered(commands, rules, lineFacts(commands, context, looked));
 }
+
+/** A walk for links leading out, as `judgeLine` notes it: the folders walked, then the path. */
+const treeKey = (absolute: string, folders: FoldersWalked) => `${folders}\0${absolute}`;
 
 /** The paths of `paths` for which `lookUp` answers true, looked up at once. */
 async function answered(paths: ReadonlySet<string>, lookUp: (absolute: string) => Promise<boolean>): Promise<Set<string>> {
@@ -413,7 +424,7 @@ interface LinePaths {
   /** Whether a path leads into a `.git` folder of the workspace by its links (see `RuleContext.leadsUnderGit`). */
   leadsUnderGit?: (absolute: string) => boolean;
   /** Whether a folder a program reads may hold a link that leads out (see `RuleContext.holdsLinkOut`). */
-  holdsLinkOut?: (absolute: string) => boolean;
+  holdsLinkOut?: (absolute: string, folders?: FoldersWalked) => boolean;
   /**
    * Given, nothing counts as leading out of the workspace: each command that may lead the shell out, and each word
    * that may name a place outside, is handed here with the index of its command instead (`outsideOf`).

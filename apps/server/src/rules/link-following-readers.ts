@@ -36,8 +36,8 @@ const SEARCHERS: ReadonlyMap<string, Searcher> = new Map([
 
 /**
  * Whether a call of a program judged as `cat` is (`file-readers.ts`) follows the links below the folders it reads,
- * and one of those may hold a link that leads out of the workspace (`treeMayHoldLinkOut`, as a `cp -rL`'s sources
- * may not): `grep -R key src` printed
+ * and one of those may hold a link that leads out of the workspace (`treeMayHoldLinkOut`, walking every folder, as
+ * the program does: `node_modules`, where `npm link` leaves a link out, and `.git` too): `grep -R key src` printed
  * `src/vendor/s.txt` through `src/vendor -> ../../outside`, `zip -r o.zip src` packed it (found in review). The
  * folders read are each word that is no option (an option's value or the pattern too, which asks more only when it
  * names a folder), and the one it runs in when it searches with no folder named (`grep -R key`, `rg -L key`) or
@@ -55,9 +55,9 @@ export function followedTreeMayHoldLinkOut(name: string, words: readonly ShellWo
   if (facts.fileSystemChanged === true) return seenOutside({ kind: 'literal', value: '.' }, facts, true);
   const readsHere = searcher === undefined ? text.some((word) => word === undefined || /^-[^-]*R/.test(word)) : searchesHere(name, searcher, text);
   const here: ShellWord = { kind: 'literal', value: '.' };
-  if (readsHere && (sourceMayLeadAway(here, facts) || treeMayHoldLinkOut(here, facts))) return true;
+  if (readsHere && (sourceMayLeadAway(here, facts) || treeMayHoldLinkOut(here, facts, 'every'))) return true;
   // A plain glob by the folder before it, below which every match lies (`sourceMayLeadAway`).
-  return words.some((word, index) => index >= ruleWords && text[index]?.startsWith('-') !== true && (word.kind === 'literal' ? treeMayHoldLinkOut(word, facts) : sourceMayLeadAway(word, facts)));
+  return words.some((word, index) => index >= ruleWords && text[index]?.startsWith('-') !== true && (word.kind === 'literal' ? treeMayHoldLinkOut(word, facts, 'every') : sourceMayLeadAway(word, facts, 'every')));
 }
 
 /** Whether a long option as written (`--deref`, `--follow=x`) is one of `options`, by any start of it. */

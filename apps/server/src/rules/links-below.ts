@@ -26,6 +26,13 @@ const LISTING_SLICE = 256;
  */
 export type LinkWalks = Map<string, Promise<boolean>>;
 
+/**
+ * Which folders a walk goes into: `collected`, all but `.git` and `node_modules` (see SKIPPED), as a test runner's
+ * collection and a build do; `every`, those too, as a program that follows every link below its operands does
+ * (`grep -R`, `rg -L`, `zip -r`, `tar -h`, `cp -rL`), which reads them as any other folder.
+ */
+export type FoldersWalked = 'collected' | 'every';
+
 /** Walks made, for tests. */
 export const walkCount = { walks: 0 };
 
@@ -41,13 +48,18 @@ export const walkCount = { walks: 0 };
  * - in each folder from the workspace down to it, a link to anything but a folder (`conftest.py`, `pytest.ini`,
  *   `Makefile` there are read by programs run below, as pytest reads a `conftest.py` above its operands).
  *
- * Not looked in: `.git` and `node_modules` (see SKIPPED); a link there is still judged where it is met. Not counted:
+ * Not looked in, unless `every` folder is asked for: `.git` and `node_modules` (see SKIPPED); a link there is still
+ * judged where it is met. Not counted:
  * the interpreter links of a Python virtual environment (see interpreterOfEnvironment). Bounded (`WalkBounds`): past them, or on an
  * error other than the folder not being there, true. A folder not there
  * holds nothing now (a command of the line that makes it counts as changing the file system). Given `walks`, a path
  * asked about again in the same judging is answered from its first walk.
  */
-export function folderHoldsLinkOut(workspace: string, bounds: WalkBounds = {}, walks?: LinkWalks): (absolute: string) => Promise<boolean> {
+export function folderHoldsLinkOut(
+  workspace: string,
+  bounds: WalkBounds = {},
+  walks?: LinkWalks,
+): (absolute: string, folders?: FoldersWalked) => Promise<boolean> {
   const limits = { maxEntries: bounds.maxEntries ?? MAX_WALKED_ENTRIES, maxDepth: bounds.maxDepth ?? MAX_WALKED_DEPTH };
   let root: Promise<string> | undefined;
   const rootOf = () =>
@@ -55,24 +67,24 @@ export function folderHoldsLinkOut(workspace: string, bounds: WalkBounds = {}, w
       root = undefined;
       throw error;
     }));
-  const walk = async (absolute: string) => {
+  const walk = async (absolute: string, folders: FoldersWalked) => {
     walkCount.walks += 1;
     try {
-      return await holdsLinkOut(await rootOf(), absolute, limits);
+      return await holdsLinkOut(await rootOf(), absolute, { ...limits, folders });
     } catch {
       return true;
     }
   };
-  if (walks === undefined) return walk;
-  return (absolute) => {
-    const key = `${workspace}\0${absolute}`;
-    const made = walks.get(key) ?? walk(absolute);
+  if (walks === undefined) return (absolute, folders = 'collected') => walk(absolute, folders);
+  return (absolute, folders = 'collected') => {
+    const key = `${workspace}\0${folders}\0${absolute}`;
+    const made = walks.get(key) ?? walk(absolute, folders);
     walks.set(key, made);
     return made;
   };
 }
 
-async function holdsLinkOut(root: string, absolute: string, limits: Required<WalkBounds>): Promise<boolean> {
+async function holdsLinkOut(root: string, absolute: string, limits: Required<WalkBounds> & { folders: FoldersWalked }): Promise<boolean> {
   let start: string;
   try {
     start = await realpath(absolute);
@@ -101,7 +113,7 @@ async function holdsLinkOut(root: string, absolute: string, limits: Required<Wal
         const led = await leadsTo(root, entryPath);
         if (led.away) return true;
         inside = led.folder;
-      } else if (entry.isDirectory() && !SKIPPED(entry.name)) {
+      } else if (entry.isDirectory() && (limits.folders === 'every' || !SKIPPED(entry.name))) {
         inside = entryPath;
       }
       if (inside === undefined || visited.has(inside)) continue;

@@ -1,5 +1,5 @@
 import { MemoryStore } from '@airlock/api';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCommandLine } from './command-line-reader';
@@ -166,7 +166,7 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     for (const command of [...searches, 'highlight link.c', 'cat link.c', 'cat *.c']) expect(await verdict(command), command).toBe('ask');
   });
 
-  it('a reader that follows the links below its operands is covered only while none leads out (found in review)', async () => {
+  it('a reader that follows the links below its operands is covered only while none leads out, node_modules’ and .git’s too (found in review)', async () => {
     // Checked with the real programs (GNU grep 3.8, ripgrep, ugrep, ag, ack, Info-ZIP 3.0, GNU tar): each of these
     // printed or packed `outside/s.txt` through `src/vendor -> ../../outside`, and the plain forms did not.
     await using folder = await tempFolder();
@@ -178,7 +178,7 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     await mkdir(path.join(workspace, 'docs'));
     await writeFile(path.join(workspace, 'src', 'a.txt'), 'key=ok\n');
     const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
-    for (const name of ['grep', 'rg', 'ugrep', 'ag', 'ack', 'zip', 'tar', 'cd']) {
+    for (const name of ['grep', 'rg', 'ugrep', 'ag', 'ack', 'zip', 'tar', 'cp', 'cd']) {
       await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: [name], exact: false }, scope: { kind: 'global' }, source: 'user' });
     }
     const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
@@ -235,6 +235,20 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     await symlink('../../outside', path.join(workspace, 'src', 'vendor'));
     for (const command of following) expect(await verdict(command), command).toBe('ask');
     for (const command of plain) expect(await verdict(command), command).toBe('allow');
+    // `npm link` leaves such a link in node_modules, which these programs search too (ripgrep with `--no-ignore`), and
+    // `cp -rL` copies.
+    await rm(path.join(workspace, 'src', 'vendor'));
+    await mkdir(path.join(workspace, 'docs', 'node_modules'));
+    await symlink(outside, path.join(workspace, 'docs', 'node_modules', 'pkg'));
+    for (const command of ['grep -R key docs', 'grep -R key .', 'rg -L --no-ignore key docs', 'zip -r o.zip docs', 'tar -chf o.tar .', 'cp -rL docs d2']) {
+      expect(await verdict(command), command).toBe('ask');
+    }
+    for (const command of ['grep -R key src', 'grep -r key docs', 'zip -r -y o.zip docs', 'cp -r docs d2']) expect(await verdict(command), command).toBe('allow');
+    await rm(path.join(workspace, 'docs', 'node_modules'), { recursive: true });
+    await mkdir(path.join(workspace, '.git', 'info'), { recursive: true });
+    await symlink(outside, path.join(workspace, '.git', 'info', 'o'));
+    expect(await verdict('grep -R key .')).toBe('ask');
+    expect(await verdict('grep -R key src')).toBe('allow');
   });
 
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {

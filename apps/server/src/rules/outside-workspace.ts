@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { FoldersWalked } from './links-below';
 import type { ShellWord } from './shell-word';
 import type { GitLooks } from './submodule-configs';
 
@@ -54,9 +55,10 @@ export interface PathFacts {
   /**
    * Whether the folder or file at an absolute path, or a folder above it in the workspace, may hold a symbolic link
    * that leads out of the workspace or into `.git` (`folderHoldsLinkOut`), for a program that reads a folder and
-   * follows links in it by itself (`treeMayHoldLinkOut`). Default: not looked up.
+   * follows links in it by itself (`treeMayHoldLinkOut`), walking the folders such a program goes into (`folders`,
+   * default `collected`). Default: not looked up.
    */
-  holdsLinkOut?: (absolute: string) => boolean;
+  holdsLinkOut?: (absolute: string, folders?: FoldersWalked) => boolean;
   /**
    * Only for saying why a line was asked, never when deciding: given, a word that may name a place outside the
    * workspace is handed here and taken for one inside, so a second look finds whether the rules would cover the line
@@ -129,15 +131,16 @@ export function workingFolderMayLeadAway(facts: PathFacts): boolean {
  * reading its tree), named by `word` from the folder the command runs in (`.` for that folder), may hold a link that
  * leads out of the workspace or into `.git`, given `facts.holdsLinkOut`: one that arrived by a call a rule allowed
  * (`git checkout` of a branch holding `t/o -> ../../other`, `tar -x`) leads the program elsewhere, whoever made it. A
- * word the shell expands counts as one that may. Said, for the card, as the word names it.
+ * word the shell expands counts as one that may. Said, for the card, as the word names it. `folders`: those the
+ * program goes into (`FoldersWalked`).
  */
-export function treeMayHoldLinkOut(word: ShellWord, facts: PathFacts): boolean {
+export function treeMayHoldLinkOut(word: ShellWord, facts: PathFacts, folders: FoldersWalked = 'collected'): boolean {
   const { holdsLinkOut, workspace, folder: from = workspace } = facts;
   if (holdsLinkOut === undefined) return false;
   if (word.kind !== 'literal' || (from === undefined && !word.value.startsWith('/'))) return seenOutside(word, facts, true);
   const absolute = word.value.startsWith('/') ? word.value : word.value === '.' ? from! : `${from}/${word.value}`;
   const named = word.value === '.' && from !== undefined && workspace !== undefined && from.startsWith(`${workspace}/`) ? from.slice(workspace.length + 1) : word.value;
-  return seenOutside({ kind: 'literal', value: named }, facts, holdsLinkOut(absolute));
+  return seenOutside({ kind: 'literal', value: named }, facts, holdsLinkOut(absolute, folders));
 }
 
 /**
