@@ -150,6 +150,24 @@ class TwoCallsModel implements ChatModel {
 /** Picks, for failingOnce or answerLostOnce, the claims of `decision`. */
 const claimOf = (decision: ClaimDecisionInput['decision']) => (input: unknown) => (input as ClaimDecisionInput).decision === decision;
 
+/** The cluster, recording the approval id of each claim of `decision` that reaches it (one failingOnce failed never does). */
+function recordingClaims(cluster: Cluster, decision: ClaimDecisionInput['decision']): { cluster: Cluster; claimed: string[] } {
+  const claimed: string[] = [];
+  const recording = new Proxy(cluster, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(target);
+      if (key !== 'claimDecision') return bound;
+      return (input: ClaimDecisionInput) => {
+        if (input.decision === decision) claimed.push(input.approvalId);
+        return bound(input);
+      };
+    },
+  });
+  return { cluster: recording, claimed };
+}
+
 /** Picks, for failingOnce or answerLostOnce, the claims of a grant's release. */
 const releaseByGrant = (input: unknown) => (input as ClaimDecisionInput).source === 'grant';
 
@@ -451,7 +469,10 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', claimOf('timeout'))).proxy });
+    let stored!: ReturnType<typeof recordingClaims>;
+    const a = await instance(db, 'a', tool, 300, {
+      asCluster: (store) => (failing = failingOnce<Cluster>((stored = recordingClaims(store, 'timeout')).cluster, 'claimDecision', claimOf('timeout'))).proxy,
+    });
     const failed = failing.arm();
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'never decided', { decisionTimeoutMs: 1_000 });
     await failed;
@@ -460,6 +481,8 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(calls).toStrictEqual([]);
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'timeout', source: 'system' }]);
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'timeout', source: 'system' });
+    // The timeout was claimed again, once, after the claim that failed.
+    expect(stored.claimed).toStrictEqual([approvalId]);
   });
   it('a stop whose claim the store did not take, over an allow made on B a moment before, runs nothing: the owner reads the call again, and the run and the ledger both say allowed, then cancelled', async () => {
     const db = await cleanups.database();
@@ -487,7 +510,10 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(store, 'claimDecision', claimOf('cancel'))).proxy });
+    let stored!: ReturnType<typeof recordingClaims>;
+    const a = await instance(db, 'a', tool, 300, {
+      asCluster: (store) => (failing = failingOnce<Cluster>((stored = recordingClaims(store, 'cancel')).cluster, 'claimDecision', claimOf('cancel'))).proxy,
+    });
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped');
 
     const failed = failing.arm();
@@ -498,6 +524,9 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(calls).toStrictEqual([]);
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'cancel', source: 'user' }]);
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'cancel', source: 'user' });
+    // The cancel was claimed again, once, after the claim that failed (found in review: the ledger said so before
+    // too, the cancel applied at once and never claimed again, so only this tells the two apart).
+    expect(stored.claimed).toStrictEqual([approvalId]);
   });
   it('a grant release whose claim and read-back both fail, the database still down, goes back to waiting for a person, rather than cancelling the call', async () => {
     const db = await cleanups.database();
