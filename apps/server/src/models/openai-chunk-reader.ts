@@ -378,7 +378,15 @@ export class OpenAIChunkReader {
     // another id is another call. Taken as the waiting call's, c3's terminal was put up under c2's id, and c2's
     // arguments sent after it replaced terminal's (or, as text, were joined to them).
     const holder = held?.id ?? this.waitingIds.get(current);
-    if (id === undefined || id === '' || holder === undefined || holder === '' || holder === id) return current;
+    if (id === undefined || id === '' || holder === id) return current;
+    // A piece with the id of another call, or of an id waiting, is that call's: taken as the call at its index while
+    // that call's text was open, c1's "rm -rf ~"} was put up as c2's terminal {"command":"rm -rf ~"}. One sent at
+    // another index cannot be told from that index's call; with a name it is a call of its own, as some servers give
+    // each of a turn's calls the same id.
+    const known = this.placeOfId.get(id);
+    if (known !== undefined && (known < MAX_STREAMED_TOOL_CALLS ? known : this.movedFrom.get(known)) === index) return known;
+    if (known !== undefined && (name === undefined || name === '')) throw new MalformedChunkError(`a piece of a tool call came at index ${index} with the id of a call not sent there`);
+    if (holder === undefined || holder === '') return current;
     // Another id alone where one waits takes its place (see addToolCallDelta): moved each time, 15,000 of them left as
     // many ids waiting.
     if (held === undefined && (name === undefined || name === '') && !carriesArguments(piece)) return current;

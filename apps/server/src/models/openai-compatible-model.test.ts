@@ -1074,8 +1074,8 @@ describe('OpenAICompatibleModel', () => {
         ]);
         expect(await read(moved)).toStrictEqual([
           { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
-          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~"}' },
           { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } },
+          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~"}' },
           finish,
         ]);
       } finally {
@@ -1097,11 +1097,65 @@ describe('OpenAICompatibleModel', () => {
         const ls = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
         const finish = { type: 'finish', reason: 'tool-calls' };
 
-        expect(await read(asObject)).toStrictEqual([ls, { type: 'tool-call', id: 'a', name: '', arguments: { path: 'x' } }, finish]);
-        expect(await read(asText)).toStrictEqual([ls, { type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' }, finish]);
+        expect(await read(asObject)).toStrictEqual([{ type: 'tool-call', id: 'a', name: '', arguments: { path: 'x' } }, ls, finish]);
+        expect(await read(asText)).toStrictEqual([{ type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' }, ls, finish]);
       } finally {
         await asObject.close();
         await asText.close();
+      }
+    });
+
+    it('puts a piece with the id of a call, or of an id waiting, sent at its index to that call, and ends the turn, nothing put up, when the call was sent at another index', async () => {
+      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+      const readFile = (index: number, args: string) => piece({ index, id: 'c1', type: 'function', function: { name: 'read_file', arguments: args } });
+      const terminal = (index: number, id: string, args: string) => piece({ index, id, type: 'function', function: { name: 'terminal', arguments: args } });
+      const more = (index: number, id: string, args: string) => piece({ index, id, function: { arguments: args } });
+      // Every call at one index: c1's arguments come after c2's call began.
+      const atIndex = (index: number) => rawServer([`${readFile(index, '{"path":')}\n\n${terminal(index, 'c2', '{"command":')}\n\n${more(index, 'c1', '"rm -rf ~"}')}\n\n${end}`]);
+      const [atZero, atOne] = [await atIndex(0), await atIndex(1)];
+      // c2's id alone, moved off c1's index, then c3's call there, then c2's arguments.
+      const waiting = await rawServer([
+        `${readFile(0, '{"path":"a"}')}\n\n${piece({ index: 0, id: 'c2' })}\n\n${terminal(0, 'c3', '{"command":"echo ')}\n\n${more(0, 'c2', 'hi; rm -rf ~"}')}\n\n${end}`,
+      ]);
+      // c1's arguments at index 1, where c2's call is.
+      const elsewhere = await rawServer([`${readFile(0, '{"path":')}\n\n${terminal(1, 'c2', '{"command":')}\n\n${more(1, 'c1', '"rm -rf ~"}')}\n\n${end}`]);
+      // A server giving every call of the turn one id, repeated on each piece.
+      const oneId = await rawServer([`${readFile(0, '')}\n\n${terminal(1, 'c1', '')}\n\n${more(0, 'c1', '{"path":"a"}')}\n\n${more(1, 'c1', '{"command":"ls"}')}\n\n${end}`]);
+      try {
+        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        const finish = { type: 'finish', reason: 'tool-calls' };
+        const apart = [
+          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"rm -rf ~"}' },
+          { type: 'tool-call', id: 'c2', name: 'terminal', arguments: '{"command":' },
+          finish,
+        ];
+
+        expect(await read(atZero)).toStrictEqual(apart);
+        expect(await read(atOne)).toStrictEqual(apart);
+        expect(await read(waiting)).toStrictEqual([
+          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+          { type: 'tool-call', id: 'c2', name: '', arguments: 'hi; rm -rf ~"}' },
+          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"echo ' },
+          finish,
+        ]);
+        expect(await read(oneId)).toStrictEqual([
+          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+          { type: 'tool-call', id: 'c1', name: 'terminal', arguments: '{"command":"ls"}' },
+          finish,
+        ]);
+        const parts: ModelPart[] = [];
+        const error = await failure(new OpenAICompatibleModel({ baseURL: elsewhere.url, model: 'm' }).stream(hello, new AbortController().signal), parts);
+        expect(parts).toStrictEqual([]);
+        expect(error.message).toBe(
+          `OpenAI-compatible: the model server at ${elsewhere.url} sent a malformed stream chunk (a piece of a tool call came at index 1 with the id of a call not sent there)`,
+        );
+      } finally {
+        await atZero.close();
+        await atOne.close();
+        await waiting.close();
+        await elsewhere.close();
+        await oneId.close();
       }
     });
 
