@@ -627,6 +627,26 @@ describe('OpenAICompatibleModel', () => {
       return await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
     }
 
+    /** How the turn fails on a server (labelled llama.cpp) that writes `pieces`: the parts put up first, the error, and the server's address it names. */
+    async function failureFrom(pieces: readonly string[]): Promise<{ parts: ModelPart[]; error: Error; url: string }> {
+      const server = await rawServer(pieces);
+      try {
+        const parts: ModelPart[] = [];
+        const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
+        return { parts, error, url: server.url };
+      } finally {
+        await server.close();
+      }
+    }
+
+    /** A chunk whose delta holds one tool call's `fields`, as they are. */
+    const callPiece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
+    /** The end of a turn of calls: its finish reason, then [DONE]. */
+    const callsEnd = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
+    /** The error of arguments that could belong to more than one unfinished call, from the llama.cpp server at `url`. */
+    const unplacedArguments = (url: string) =>
+      `llama.cpp: the model server at ${url} sent a malformed stream chunk (arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told)`;
+
     it('reads lines split across pieces, CR LF split too, as whole lines', async () => {
       const text = `${chunk({ content: 'Hello ' })}\r\n\r\n${chunk({ content: 'world' })}\n\n${chunk({}, 'stop')}\r\n\r\ndata: [DONE]\n\n`;
       const pieces = [...text.matchAll(/[\s\S]{1,7}/g)].map((match) => match[0]);
@@ -936,9 +956,8 @@ describe('OpenAICompatibleModel', () => {
     it('reads a piece with another id, no name and no arguments, after a call\'s whole arguments, as no call, sent at an index or without one', async () => {
       const piece = (index: number | undefined, id: string, name: string | undefined, args: string) =>
         chunk({ tool_calls: [{ ...(index === undefined ? {} : { index }), id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const atIndex = await rawServer([`${piece(0, 'c1', 'read_file', '{"path":"a"}')}\n\n${piece(0, 'p4', undefined, '')}\n\n${piece(0, 'p5', undefined, ' ')}\n\n${end}`]);
-      const noIndex = await rawServer([`${piece(undefined, 'c1', 'read_file', '{"path":"a"}')}\n\n${piece(undefined, 'p4', undefined, '')}\n\n${piece(undefined, 'p5', undefined, ' ')}\n\n${end}`]);
+      const atIndex = await rawServer([`${piece(0, 'c1', 'read_file', '{"path":"a"}')}\n\n${piece(0, 'p4', undefined, '')}\n\n${piece(0, 'p5', undefined, ' ')}\n\n${callsEnd}`]);
+      const noIndex = await rawServer([`${piece(undefined, 'c1', 'read_file', '{"path":"a"}')}\n\n${piece(undefined, 'p4', undefined, '')}\n\n${piece(undefined, 'p5', undefined, ' ')}\n\n${callsEnd}`]);
       try {
         const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
         const one = [{ type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' }, { type: 'finish', reason: 'tool-calls' }];
@@ -952,176 +971,126 @@ describe('OpenAICompatibleModel', () => {
     });
 
     it('reads a piece at an index with neither a name nor arguments as no call of its own: the pieces that later fill it make the call, nothing joins it to another, and one left empty is no call', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const first = piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'a' } } });
-      const left = await rawServer([`${first}\n\n${piece({ index: 1 })}\n\n${piece({ index: 2, id: 'c3' })}\n\n${piece({ index: 3, id: 'c4', function: { name: '', arguments: '' } })}\n\n${end}`]);
-      const filled = await rawServer([
-        `${first}\n\n${piece({ index: 1, id: 'c2' })}\n\n${piece({ index: 1, id: 'c2-more', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}\n\n`,
-        `${piece({ index: 1, function: { arguments: '"ls"}' } })}\n\n${end}`,
-      ]);
-      const sameIndex = await rawServer([`${first}\n\n${piece({ index: 0, id: 'c2' })}\n\n${piece({ index: 0, function: { arguments: { path: '/etc/shadow' } } })}\n\n${end}`]);
-      try {
-        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const readFile = { type: 'tool-call', id: 'c1', name: 'read_file', arguments: { path: 'a' } };
+      const first = callPiece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'a' } } });
+      const readFile = { type: 'tool-call', id: 'c1', name: 'read_file', arguments: { path: 'a' } };
 
-        expect(await read(left)).toStrictEqual([readFile, { type: 'finish', reason: 'tool-calls' }]);
-        // Sent with another id beside its name, the call is that id's, c2's left no call: it may be a call whose pieces come later.
-        expect(await read(filled)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2-more', name: 'terminal', arguments: '{"command":"ls"}' }, { type: 'finish', reason: 'tool-calls' }]);
-        expect(await read(sameIndex)).toStrictEqual([readFile, { type: 'tool-call', id: 'c2', name: '', arguments: { path: '/etc/shadow' } }, { type: 'finish', reason: 'tool-calls' }]);
-      } finally {
-        await left.close();
-        await filled.close();
-        await sameIndex.close();
-      }
+      const left = await partsFrom([`${first}\n\n${callPiece({ index: 1 })}\n\n${callPiece({ index: 2, id: 'c3' })}\n\n${callPiece({ index: 3, id: 'c4', function: { name: '', arguments: '' } })}\n\n${callsEnd}`]);
+      const filled = await partsFrom([
+        `${first}\n\n${callPiece({ index: 1, id: 'c2' })}\n\n${callPiece({ index: 1, id: 'c2-more', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}\n\n`,
+        `${callPiece({ index: 1, function: { arguments: '"ls"}' } })}\n\n${callsEnd}`,
+      ]);
+      const sameIndex = await partsFrom([`${first}\n\n${callPiece({ index: 0, id: 'c2' })}\n\n${callPiece({ index: 0, function: { arguments: { path: '/etc/shadow' } } })}\n\n${callsEnd}`]);
+
+      expect(left).toStrictEqual([readFile, { type: 'finish', reason: 'tool-calls' }]);
+      // Sent with another id beside its name, the call is that id's, c2's left no call: it may be a call whose pieces come later.
+      expect(filled).toStrictEqual([readFile, { type: 'tool-call', id: 'c2-more', name: 'terminal', arguments: '{"command":"ls"}' }, { type: 'finish', reason: 'tool-calls' }]);
+      expect(sameIndex).toStrictEqual([readFile, { type: 'tool-call', id: 'c2', name: '', arguments: { path: '/etc/shadow' } }, { type: 'finish', reason: 'tool-calls' }]);
     });
 
     it('keeps a waiting call\'s id to the pieces of its own index: a call sent at another index, or without one, where its pieces were placed is put up under its own id', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const first = piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } });
+      const first = callPiece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } });
       const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"rm -rf ~/project"}' } };
+      const calls = [
+        { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+        { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~/project"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ];
+
       // c2's id alone at index 0, which c1 holds: its pieces go to a place of their own; c3 comes at index 1, then c2's arguments at index 0.
-      const moved = await rawServer([
-        `${first}\n\n${piece({ index: 0, id: 'c2' })}\n\n${piece({ index: 1, id: 'c3', ...terminal })}\n\n${piece({ index: 0, function: { arguments: { path: 'b' } } })}\n\n${end}`,
+      const moved = await partsFrom([
+        `${first}\n\n${callPiece({ index: 0, id: 'c2' })}\n\n${callPiece({ index: 1, id: 'c3', ...terminal })}\n\n${callPiece({ index: 0, function: { arguments: { path: 'b' } } })}\n\n${callsEnd}`,
       ]);
       // c2's id alone at index 1; c3 then comes without an index.
-      const withoutIndex = await rawServer([`${first}\n\n${piece({ index: 1, id: 'c2' })}\n\n${piece({ id: 'c3', ...terminal })}\n\n${end}`]);
-      try {
-        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const calls = [
-          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
-          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~/project"}' },
-          { type: 'finish', reason: 'tool-calls' },
-        ];
+      const withoutIndex = await partsFrom([`${first}\n\n${callPiece({ index: 1, id: 'c2' })}\n\n${callPiece({ id: 'c3', ...terminal })}\n\n${callsEnd}`]);
 
-        expect(await read(moved)).toStrictEqual([...calls.slice(0, 2), { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } }, calls[2]]);
-        expect(await read(withoutIndex)).toStrictEqual(calls);
-      } finally {
-        await moved.close();
-        await withoutIndex.close();
-      }
+      expect(moved).toStrictEqual([...calls.slice(0, 2), { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } }, calls[2]]);
+      expect(withoutIndex).toStrictEqual(calls);
     });
 
     it('ends the turn, nothing put up, when arguments come with neither an index nor their call\'s id while calls sent at indexes are unfinished', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const opened = `${piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } })}\n\n${piece({ index: 1, id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}`;
+      const opened = `${callPiece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } })}\n\n${callPiece({ index: 1, id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}`;
       // The text goes on from either call: '{"path":"rm -rf ~"}' or '{"command":"rm -rf ~"}'.
-      const anonymous = await rawServer([`${opened}\n\n${piece({ function: { arguments: '"rm -rf ~"}' } })}\n\n${end}`]);
-      const unknownId = await rawServer([`${opened}\n\n${piece({ id: 'p3', function: { arguments: '"rm -rf ~"}' } })}\n\n${end}`]);
-      try {
-        for (const server of [anonymous, unknownId]) {
-          const parts: ModelPart[] = [];
-          const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
-          expect(parts).toStrictEqual([]);
-          expect(error.message).toBe(
-            `llama.cpp: the model server at ${server.url} sent a malformed stream chunk (arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told)`,
-          );
-        }
-      } finally {
-        await anonymous.close();
-        await unknownId.close();
+      const anonymous = `${opened}\n\n${callPiece({ function: { arguments: '"rm -rf ~"}' } })}\n\n${callsEnd}`;
+      const unknownId = `${opened}\n\n${callPiece({ id: 'p3', function: { arguments: '"rm -rf ~"}' } })}\n\n${callsEnd}`;
+
+      for (const stream of [anonymous, unknownId]) {
+        const { parts, error, url } = await failureFrom([stream]);
+        expect(parts).toStrictEqual([]);
+        expect(error.message).toBe(unplacedArguments(url));
       }
     });
 
     it('ends the turn, nothing put up, when arguments with neither an index nor an id follow a call sent at an index while a call sent without one is unfinished', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
       // read_file sent without an index, then terminal at index 0: the text goes on from either, '{"path":"rm -rf ~"}' or '{"command":"rm -rf ~"}'.
-      const server = await rawServer([
-        `${piece({ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } })}\n\n`,
-        `${piece({ index: 0, id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}\n\n`,
-        `${piece({ function: { arguments: '"rm -rf ~"}' } })}\n\n${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`,
+      const { parts, error, url } = await failureFrom([
+        `${callPiece({ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } })}\n\n`,
+        `${callPiece({ index: 0, id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"command":' } })}\n\n`,
+        `${callPiece({ function: { arguments: '"rm -rf ~"}' } })}\n\n${callsEnd}`,
       ]);
-      try {
-        const parts: ModelPart[] = [];
-        const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal), parts);
 
-        expect(parts).toStrictEqual([]);
-        expect(error.message).toBe(
-          `llama.cpp: the model server at ${server.url} sent a malformed stream chunk (arguments of a tool call came with neither an index nor their call's id while calls sent at indexes were unfinished, so whose they are cannot be told)`,
-        );
-      } finally {
-        await server.close();
-      }
+      expect(parts).toStrictEqual([]);
+      expect(error.message).toBe(unplacedArguments(url));
     });
 
     it('keeps each call to its own id when an id came alone: a call with another id does not take it, and the pieces later sent with it are its own call\'s, not joined to that call', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
       const terminal = (args: string) => ({ type: 'function', function: { name: 'terminal', arguments: args } });
-      // No indexes: a's id alone, then b's call, then a's arguments.
-      const opened = await rawServer([`${piece({ id: 'a' })}\n\n${piece({ id: 'b', ...terminal('{"command":') })}\n\n${piece({ id: 'a', function: { arguments: '"rm -rf ~"}' } })}\n\n${end}`]);
-      const whole = await rawServer([`${piece({ id: 'a' })}\n\n${piece({ id: 'b', ...terminal('{"command":"ls"}') })}\n\n${piece({ id: 'a', function: { arguments: '{"path":"x"}' } })}\n\n${end}`]);
-      // Every call at index 0: c2's id alone is moved off c1's index, then c3's call and c2's arguments come there.
-      const moved = await rawServer([
-        `${piece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } })}\n\n${piece({ index: 0, id: 'c2' })}\n\n`,
-        `${piece({ index: 0, id: 'c3', ...terminal('{"command":"rm -rf ~"}') })}\n\n${piece({ index: 0, id: 'c2', function: { arguments: { path: 'b' } } })}\n\n${end}`,
-      ]);
-      try {
-        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const finish = { type: 'finish', reason: 'tool-calls' };
+      const finish = { type: 'finish', reason: 'tool-calls' };
 
-        expect(await read(opened)).toStrictEqual([
-          { type: 'tool-call', id: 'a', name: '', arguments: '"rm -rf ~"}' },
-          { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":' },
-          finish,
-        ]);
-        expect(await read(whole)).toStrictEqual([
-          { type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' },
-          { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' },
-          finish,
-        ]);
-        expect(await read(moved)).toStrictEqual([
-          { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
-          { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } },
-          { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~"}' },
-          finish,
-        ]);
-      } finally {
-        await opened.close();
-        await whole.close();
-        await moved.close();
-      }
+      // No indexes: a's id alone, then b's call, then a's arguments.
+      const opened = await partsFrom([`${callPiece({ id: 'a' })}\n\n${callPiece({ id: 'b', ...terminal('{"command":') })}\n\n${callPiece({ id: 'a', function: { arguments: '"rm -rf ~"}' } })}\n\n${callsEnd}`]);
+      const whole = await partsFrom([`${callPiece({ id: 'a' })}\n\n${callPiece({ id: 'b', ...terminal('{"command":"ls"}') })}\n\n${callPiece({ id: 'a', function: { arguments: '{"path":"x"}' } })}\n\n${callsEnd}`]);
+      // Every call at index 0: c2's id alone is moved off c1's index, then c3's call and c2's arguments come there.
+      const moved = await partsFrom([
+        `${callPiece({ index: 0, id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } })}\n\n${callPiece({ index: 0, id: 'c2' })}\n\n`,
+        `${callPiece({ index: 0, id: 'c3', ...terminal('{"command":"rm -rf ~"}') })}\n\n${callPiece({ index: 0, id: 'c2', function: { arguments: { path: 'b' } } })}\n\n${callsEnd}`,
+      ]);
+
+      expect(opened).toStrictEqual([
+        { type: 'tool-call', id: 'a', name: '', arguments: '"rm -rf ~"}' },
+        { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":' },
+        finish,
+      ]);
+      expect(whole).toStrictEqual([
+        { type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' },
+        { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' },
+        finish,
+      ]);
+      expect(moved).toStrictEqual([
+        { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+        { type: 'tool-call', id: 'c2', name: '', arguments: { path: 'b' } },
+        { type: 'tool-call', id: 'c3', name: 'terminal', arguments: '{"command":"rm -rf ~"}' },
+        finish,
+      ]);
     });
 
     it('keeps an id sent alone at an index no call was moved from to its own pieces: a call sent there with another id is put up under its own id, not joined to them', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
       const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
-      // a's id alone, then b's terminal, then a's arguments, all at one index.
-      const asObject = await rawServer([`${piece({ index: 1, id: 'a' })}\n\n${piece({ index: 1, id: 'b', ...terminal })}\n\n${piece({ index: 1, id: 'a', function: { arguments: { path: 'x' } } })}\n\n${end}`]);
-      const asText = await rawServer([`${piece({ index: 0, id: 'a' })}\n\n${piece({ index: 0, id: 'b', ...terminal })}\n\n${piece({ index: 0, id: 'a', function: { arguments: '{"path":"x"}' } })}\n\n${end}`]);
-      try {
-        const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
-        const ls = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
-        const finish = { type: 'finish', reason: 'tool-calls' };
+      const ls = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
+      const finish = { type: 'finish', reason: 'tool-calls' };
 
-        expect(await read(asObject)).toStrictEqual([{ type: 'tool-call', id: 'a', name: '', arguments: { path: 'x' } }, ls, finish]);
-        expect(await read(asText)).toStrictEqual([{ type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' }, ls, finish]);
-      } finally {
-        await asObject.close();
-        await asText.close();
-      }
+      // a's id alone, then b's terminal, then a's arguments, all at one index.
+      const asObject = await partsFrom([`${callPiece({ index: 1, id: 'a' })}\n\n${callPiece({ index: 1, id: 'b', ...terminal })}\n\n${callPiece({ index: 1, id: 'a', function: { arguments: { path: 'x' } } })}\n\n${callsEnd}`]);
+      const asText = await partsFrom([`${callPiece({ index: 0, id: 'a' })}\n\n${callPiece({ index: 0, id: 'b', ...terminal })}\n\n${callPiece({ index: 0, id: 'a', function: { arguments: '{"path":"x"}' } })}\n\n${callsEnd}`]);
+
+      expect(asObject).toStrictEqual([{ type: 'tool-call', id: 'a', name: '', arguments: { path: 'x' } }, ls, finish]);
+      expect(asText).toStrictEqual([{ type: 'tool-call', id: 'a', name: '', arguments: '{"path":"x"}' }, ls, finish]);
     });
 
     it('puts a piece with the id of a call, or of an id waiting, sent at its index to that call, and ends the turn, nothing put up, when the call was sent at another index', async () => {
-      const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [fields] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const readFile = (index: number, args: string) => piece({ index, id: 'c1', type: 'function', function: { name: 'read_file', arguments: args } });
-      const terminal = (index: number, id: string, args: string) => piece({ index, id, type: 'function', function: { name: 'terminal', arguments: args } });
-      const more = (index: number, id: string, args: string) => piece({ index, id, function: { arguments: args } });
+      const readFile = (index: number, args: string) => callPiece({ index, id: 'c1', type: 'function', function: { name: 'read_file', arguments: args } });
+      const terminal = (index: number, id: string, args: string) => callPiece({ index, id, type: 'function', function: { name: 'terminal', arguments: args } });
+      const more = (index: number, id: string, args: string) => callPiece({ index, id, function: { arguments: args } });
       // Every call at one index: c1's arguments come after c2's call began.
-      const atIndex = (index: number) => rawServer([`${readFile(index, '{"path":')}\n\n${terminal(index, 'c2', '{"command":')}\n\n${more(index, 'c1', '"rm -rf ~"}')}\n\n${end}`]);
+      const atIndex = (index: number) => rawServer([`${readFile(index, '{"path":')}\n\n${terminal(index, 'c2', '{"command":')}\n\n${more(index, 'c1', '"rm -rf ~"}')}\n\n${callsEnd}`]);
       const [atZero, atOne] = [await atIndex(0), await atIndex(1)];
       // c2's id alone, moved off c1's index, then c3's call there, then c2's arguments.
       const waiting = await rawServer([
-        `${readFile(0, '{"path":"a"}')}\n\n${piece({ index: 0, id: 'c2' })}\n\n${terminal(0, 'c3', '{"command":"echo ')}\n\n${more(0, 'c2', 'hi; rm -rf ~"}')}\n\n${end}`,
+        `${readFile(0, '{"path":"a"}')}\n\n${callPiece({ index: 0, id: 'c2' })}\n\n${terminal(0, 'c3', '{"command":"echo ')}\n\n${more(0, 'c2', 'hi; rm -rf ~"}')}\n\n${callsEnd}`,
       ]);
       // c1's arguments at index 1, where c2's call is.
-      const elsewhere = await rawServer([`${readFile(0, '{"path":')}\n\n${terminal(1, 'c2', '{"command":')}\n\n${more(1, 'c1', '"rm -rf ~"}')}\n\n${end}`]);
+      const elsewhere = await rawServer([`${readFile(0, '{"path":')}\n\n${terminal(1, 'c2', '{"command":')}\n\n${more(1, 'c1', '"rm -rf ~"}')}\n\n${callsEnd}`]);
       // A server giving every call of the turn one id, repeated on each piece.
-      const oneId = await rawServer([`${readFile(0, '')}\n\n${terminal(1, 'c1', '')}\n\n${more(0, 'c1', '{"path":"a"}')}\n\n${more(1, 'c1', '{"command":"ls"}')}\n\n${end}`]);
+      const oneId = await rawServer([`${readFile(0, '')}\n\n${terminal(1, 'c1', '')}\n\n${more(0, 'c1', '{"path":"a"}')}\n\n${more(1, 'c1', '{"command":"ls"}')}\n\n${callsEnd}`]);
       try {
         const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
         const finish = { type: 'finish', reason: 'tool-calls' };
@@ -1161,11 +1130,10 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads ids sent alone, one after another, in steps that grow with their number only, and ends the turn once more of them wait than a turn may hold calls', async () => {
       const terminal = { index: 0, id: 'c0', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
       // After a call at index 0, or before any call and without an index: each id alone left another id waiting, and
       // every later piece looked through all of them (15,000 took 8 s, the server doing nothing else).
       const idsAlone = (count: number, atIndex: boolean) =>
-        `${chunk({ tool_calls: [...(atIndex ? [terminal] : []), ...Array.from({ length: count }, (_, n) => (atIndex ? { index: 0, id: `k${n}` } : { id: `k${n}` }))] })}\n\n${end}`;
+        `${chunk({ tool_calls: [...(atIndex ? [terminal] : []), ...Array.from({ length: count }, (_, n) => (atIndex ? { index: 0, id: `k${n}` } : { id: `k${n}` }))] })}\n\n${callsEnd}`;
       const read = async (body: string) => {
         await using server = await answeringServer('text/event-stream', body);
         return await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
@@ -1180,7 +1148,7 @@ describe('OpenAICompatibleModel', () => {
 
       // An id alone at each index, then one more without: 65 waiting.
       const waiting = Array.from({ length: MAX_STREAMED_TOOL_CALLS }, (_, index) => ({ index, id: `w${index}` }));
-      await using server = await answeringServer('text/event-stream', `${chunk({ tool_calls: [...waiting, { id: 'x' }] })}\n\n${end}`);
+      await using server = await answeringServer('text/event-stream', `${chunk({ tool_calls: [...waiting, { id: 'x' }] })}\n\n${callsEnd}`);
       const parts: ModelPart[] = [];
       const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal), parts);
       expect(parts).toStrictEqual([]);
@@ -1189,9 +1157,8 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads arguments sent as an object with neither an index, an id nor a name, after the last call\'s whole arguments, as a call of their own, not as that call\'s', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const afterObject = await rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: { path: '/etc/shadow' } })}\n\n${end}`]);
-      const afterText = await rawServer([`${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ arguments: '"a"}' })}\n\n${piece({ arguments: { path: '/etc/shadow' } })}\n\n${end}`]);
+      const afterObject = await rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: { path: '/etc/shadow' } })}\n\n${callsEnd}`]);
+      const afterText = await rawServer([`${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ arguments: '"a"}' })}\n\n${piece({ arguments: { path: '/etc/shadow' } })}\n\n${callsEnd}`]);
       try {
         const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
 
@@ -1213,8 +1180,7 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads argument text opening an object with neither an index, an id nor a name, after the last call\'s arguments sent as an object, as a call of its own, not as that call\'s (found in review)', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
-      const server = await rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: '{"path":"/etc/shadow"}' })}\n\n${end}`]);
+      const server = await rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: '{"path":"/etc/shadow"}' })}\n\n${callsEnd}`]);
       try {
         expect(await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal))).toStrictEqual([
           { type: 'tool-call', id: '', name: 'read_file', arguments: { path: 'a' } },
@@ -1228,10 +1194,9 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads the last call\'s whole arguments sent again with neither an index, an id nor a name, as an object or as text, as that call once, not as a call of no name (found in review)', async () => {
       const piece = (fields: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fields }] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
       const servers = await Promise.all([
-        rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: { path: 'a' } })}\n\n${end}`]),
-        rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: '{ "path": "a" }' })}\n\n${end}`]),
+        rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: { path: 'a' } })}\n\n${callsEnd}`]),
+        rawServer([`${piece({ name: 'read_file', arguments: { path: 'a' } })}\n\n${piece({ arguments: '{ "path": "a" }' })}\n\n${callsEnd}`]),
       ]);
       try {
         for (const server of servers) {
@@ -1294,18 +1259,17 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads calls with neither an index nor an id, each its name alone then its arguments in pieces, as a call each, of the same tool or of a name that goes on from the last', async () => {
       const piece = (fn: Record<string, unknown>) => chunk({ ...(fn.name === undefined ? {} : { role: 'assistant' }), tool_calls: [{ ...(fn.name === undefined ? {} : { type: 'function' }), function: fn }] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
       const nameAlone = await rawServer([
         `${piece({ name: 'read_file' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"a.txt"}' })}\n\n`,
-        `${piece({ name: 'read_file' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"b.txt"}' })}\n\n${end}`,
+        `${piece({ name: 'read_file' })}\n\n${piece({ arguments: '{"path":' })}\n\n${piece({ arguments: '"b.txt"}' })}\n\n${callsEnd}`,
       ]);
       const emptyArguments = await rawServer([
-        `${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":"a.txt"}' })}\n\n${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":"b.txt"}' })}\n\n${end}`,
+        `${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":"a.txt"}' })}\n\n${piece({ name: 'read_file', arguments: '' })}\n\n${piece({ arguments: '{"path":"b.txt"}' })}\n\n${callsEnd}`,
       ]);
-      const longerName = await rawServer([`${piece({ name: 'fs__read' })}\n\n${piece({ arguments: '{}' })}\n\n${piece({ name: 'fs__read_file' })}\n\n${piece({ arguments: '{"path":"b.txt"}' })}\n\n${end}`]);
+      const longerName = await rawServer([`${piece({ name: 'fs__read' })}\n\n${piece({ arguments: '{}' })}\n\n${piece({ name: 'fs__read_file' })}\n\n${piece({ arguments: '{"path":"b.txt"}' })}\n\n${callsEnd}`]);
       const nameInEach = await rawServer([
         `${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ name: 'read_file', arguments: '"a.txt"}' })}\n\n`,
-        `${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ name: 'read_file', arguments: '"b.txt"}' })}\n\n${end}`,
+        `${piece({ name: 'read_file', arguments: '{"path":' })}\n\n${piece({ name: 'read_file', arguments: '"b.txt"}' })}\n\n${callsEnd}`,
       ]);
       const call = (name: string, args: string) => ({ type: 'tool-call', id: '', name, arguments: args });
       try {
@@ -1326,10 +1290,9 @@ describe('OpenAICompatibleModel', () => {
 
     it('reads a piece repeating the last call\'s name over no arguments, with neither an index nor an id, as no call, and as the start of one once arguments follow', async () => {
       const piece = (fn: Record<string, unknown>) => chunk({ tool_calls: [{ type: 'function', function: fn }] });
-      const end = `${chunk({}, 'tool_calls')}\n\ndata: [DONE]\n\n`;
       const callOf = (path: string) => `${piece({ name: 'list_directory', arguments: '{"path":' })}\n\n${piece({ name: 'list_directory', arguments: `"${path}"}` })}\n\n`;
-      const trailing = await rawServer([`${callOf('.')}${piece({ name: 'list_directory', arguments: '' })}\n\n${piece({ name: 'list_directory' })}\n\n${end}`]);
-      const followed = await rawServer([`${callOf('.')}${piece({ name: 'list_directory', arguments: '' })}\n\n${piece({ arguments: ' ' })}\n\n${piece({ arguments: '{"path":"src"}' })}\n\n${end}`]);
+      const trailing = await rawServer([`${callOf('.')}${piece({ name: 'list_directory', arguments: '' })}\n\n${piece({ name: 'list_directory' })}\n\n${callsEnd}`]);
+      const followed = await rawServer([`${callOf('.')}${piece({ name: 'list_directory', arguments: '' })}\n\n${piece({ arguments: ' ' })}\n\n${piece({ arguments: '{"path":"src"}' })}\n\n${callsEnd}`]);
       const call = (path: string) => ({ type: 'tool-call', id: '', name: 'list_directory', arguments: `{"path":"${path}"}` });
       try {
         const read = async (server: { url: string }) => await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
