@@ -529,6 +529,24 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('x86_64-w64-mingw32-dlltool -d foo.def -l libfoo.a', [prefix('x86_64-w64-mingw32-dlltool')])).toBe('allow');
   });
 
+  it('windres and dlltool under MXE’s names, whose target holds a dot (x86_64-w64-mingw32.static-windres), are judged as windres and dlltool, when a rule is stored as when it is judged (found in review)', async () => {
+    const stored = (token: string) => ({ ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } });
+    for (const [token, line] of [
+      ['x86_64-w64-mingw32.static-windres', 'x86_64-w64-mingw32.static-windres --preprocessor=./evil.sh app.rc app.o'],
+      ['i686-w64-mingw32.shared-windres', "i686-w64-mingw32.shared-windres -D'X;sh x.sh' app.rc app.o"],
+      ['x86_64-w64-mingw32.static-dlltool', 'x86_64-w64-mingw32.static-dlltool --as=./evil.sh -d foo.def -l libfoo.a'],
+      ['x86_64-w64-mingw32.static-dlltool', 'x86_64-w64-mingw32.static-dlltool -S ./evil.sh -d foo.def -l libfoo.a'],
+    ] as const) {
+      expect(await decided(line, [stored(token)]), line).toBe('ask');
+    }
+    for (const name of ['x86_64-w64-mingw32.static-windres', 'i686-w64-mingw32.shared-windres', 'x86_64-w64-mingw32.static-windres-12']) {
+      expect(() => prefix(name), name).toThrow(/must be exact/);
+      expect(isExactOnlyCommand(name), name).toBe(true);
+    }
+    expect(isExactOnlyCommand('x86_64-w64-mingw32.static-dlltool')).toBe(false);
+    expect(await decided('x86_64-w64-mingw32.static-dlltool -d foo.def -l libfoo.a', [prefix('x86_64-w64-mingw32.static-dlltool')])).toBe('allow');
+  });
+
   it('windres, which runs its preprocessor through a shell, is exact-only, and dlltool asks about the assembler it runs (found in review)', async () => {
     // windres runs `--preprocessor` with the `--preprocessor-arg`, `-D`, `-U` and `-I` values and the input's name in
     // one line through popen, escaping only spaces and parentheses (`-D'X;sh x.sh'` runs x.sh), and an .rc file copies

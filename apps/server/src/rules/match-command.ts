@@ -18,7 +18,7 @@ import { readsCommandsFromInput } from './reads-commands-from-input';
 import { rustProjectMayNameProgram } from './rust-project-files';
 import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
-import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
+import { commandBaseName, CROSS_TARGET, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import { PLAIN_SUBCOMMANDS, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
 import { embeddedTool, nixSettingsRunCode, opensslLoadsCode, pandocRunsCode, runsBySubcommand as runsCommandBySubcommand, runsPlugin, texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
@@ -527,12 +527,13 @@ export function installedNames(name: string): ReadonlySet<string> {
 
 /**
  * The binary tools as a cross build installs them, named for its target (`x86_64-linux-gnu-objdump`,
- * `arm-none-eabi-nm`, `x86_64-linux-gnu-gcc-ar`), and GCC's wrappers and the linker under the versioned names a
- * distribution installs (`gcc-ar-12`, `x86_64-linux-gnu-gcc-nm-12`): the same programs, with the same options
- * (found in review).
+ * `arm-none-eabi-nm`, `x86_64-linux-gnu-gcc-ar`, MXE's `x86_64-w64-mingw32.static-windres`: `CROSS_TARGET`, which a
+ * rule is stored by too), and GCC's wrappers and the linker under the versioned names a distribution installs
+ * (`gcc-ar-12`, `x86_64-linux-gnu-gcc-nm-12`): the same programs, with the same options (found in review).
  */
-const TARGET_BINARY_TOOL =
-  /^(?:[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-)?(gcc-(?:nm|ar|ranlib)(?=-\d)|(?<=-)(?:nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\+\+filt|elfedit|windres|dlltool|ld(?:\.bfd|\.gold)?))(?:-\d+(?:\.\d+)*)?$/;
+const TARGET_BINARY_TOOL = new RegExp(
+  `^(?:${CROSS_TARGET.source})?(gcc-(?:nm|ar|ranlib)(?=-\\d)|(?<=-)(?:nm|ar|ranlib|objdump|readelf|objcopy|strip|size|strings|addr2line|c\\+\\+filt|elfedit|windres|dlltool|ld(?:\\.bfd|\\.gold)?))(?:-\\d+(?:\\.\\d+)*)?$`,
+);
 
 /**
  * The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`), a tool

@@ -58,11 +58,17 @@ export function isPrefixedDebugger(name: string): boolean {
 }
 
 /**
- * windres under a cross build's name, perhaps versioned (`x86_64-w64-mingw32-windres`), which the server's rules judge
- * as windres (`TARGET_BINARY_TOOL` in match-command.ts): exact-only as windres is, so a prefix rule for it is refused
- * when stored rather than kept covering nothing.
+ * The target a cross build names its tools for, with the dash before the tool's name: `x86_64-linux-gnu-`,
+ * `arm-none-eabi-`, and MXE's `x86_64-w64-mingw32.static-`, `i686-w64-mingw32.shared-`. One pattern for storing a rule
+ * (`CROSS_WINDRES`) and judging one (the server's `TARGET_BINARY_TOOL`), so that both read the same names as the tool.
  */
-const CROSS_WINDRES = /^[a-z0-9_]+(?:-[a-z0-9_]+){1,4}-windres(?:-\d+(?:\.\d+)*)?$/;
+export const CROSS_TARGET = /[a-z0-9_.]+(?:-[a-z0-9_.]+){1,4}-/;
+
+/**
+ * windres under a cross build's name, perhaps versioned (`x86_64-w64-mingw32-windres`), which the server's rules judge
+ * as windres: exact-only as windres is, so a prefix rule for it is refused when stored rather than kept covering nothing.
+ */
+const CROSS_WINDRES = new RegExp(`^${CROSS_TARGET.source}windres(?:-\\d+(?:\\.\\d+)*)?$`);
 
 /** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
 export function isExactOnlyCommand(name: string): boolean {
