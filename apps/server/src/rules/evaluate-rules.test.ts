@@ -547,6 +547,17 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided('x86_64-w64-mingw32.static-dlltool -d foo.def -l libfoo.a', [prefix('x86_64-w64-mingw32.static-dlltool')])).toBe('allow');
   });
 
+  it("dlltool's short options in a group, read as its getopt reads them: past a letter that takes a value, the rest is that value (found in review)", async () => {
+    // binutils' dlltool takes a value after `m e l y D d z b p S t f I` (and `M L F` in its MCore builds): the `f` of
+    // `-dfoo.def` is the .def file's name, no `--as-flags`.
+    for (const line of ['dlltool -dfoo.def -llibfoo.a', 'dlltool -k -dfoo.def -Dfoo.dll -llibfoo.a', 'dlltool -mi386:x86-64 -efoo.exp -dfoo.def', 'dlltool -kdfoo.def -llibfoo.a']) {
+      expect(await decided(line, [prefix('dlltool')]), line).toBe('allow');
+    }
+    for (const line of ['dlltool -kS./evil.sh -dfoo.def', 'dlltool -kf--MD -dfoo.def', 'dlltool -AF-wrap -dfoo.def', 'dlltool -kL./evil.sh -dfoo.def']) {
+      expect(await decided(line, [prefix('dlltool')]), line).toBe('ask');
+    }
+  });
+
   it('windres, which runs its preprocessor through a shell, is exact-only, and dlltool asks about the assembler it runs (found in review)', async () => {
     // windres runs `--preprocessor` with the `--preprocessor-arg`, `-D`, `-U` and `-I` values and the input's name in
     // one line through popen, escaping only spaces and parentheses (`-D'X;sh x.sh'` runs x.sh), and an .rc file copies

@@ -295,7 +295,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ...['ld', 'ld.bfd', 'ld.gold'].map((ld): [string, CodeOptions] => [ld, { options: ['-plugin', '--plugin'] }]),
   // dlltool runs the assembler `--as`/`-S` names, with the `--as-flags`/`-f` it is given (gas's `--MD FILE` writes
   // anywhere), and in its MCore builds the linker `--linker`/`-L` names, with `--linker-flags`/`-F` (found in review).
-  ['dlltool', { options: ['--as', '-S', '--as-flags', '-f', '--linker', '-L', '--linker-flags', '-F'] }],
+  // Its getopt takes a value after `m e l y D d z b p S t f I`, and `M L F` in its MCore builds (`-dfoo.def`: no `-f`).
+  ['dlltool', { options: ['--as', '-S', '--as-flags', '-f', '--linker', '-L', '--linker-flags', '-F'], valueLetters: 'meylDdzbpStfIMLF' }],
   // GNU info writes the nodes it shows (`-o FILE`, `--output`) and the keys it reads (`--dribble`) where it is told,
   // over one of the person's too; cscope its cross-reference (`-f reffile`, `-freffile`), which `-X` deletes at exit.
   ['info', { options: ['-o', '--output', '--dribble'] }],
