@@ -188,6 +188,19 @@ async function readBackFailing(db: TestDatabase, tool: AnyTool, { answerLost }: 
   return { owner, arm: () => Promise.all([claim.arm().then(() => (claimFailed = true)), read.arm()]) };
 }
 
+/**
+ * Instance a, whose first claim of `decision` once armed fails as with the database gone; `claimed` holds the approval
+ * ids of its claims of `decision` that reached the store.
+ */
+async function claimFailingOnce(db: TestDatabase, tool: AnyTool, decision: ClaimDecisionInput['decision']) {
+  let failing!: ReturnType<typeof failingOnce<Cluster>>;
+  let stored!: ReturnType<typeof recordingClaims>;
+  const owner = await instance(db, 'a', tool, 300, {
+    asCluster: (store) => (failing = failingOnce<Cluster>((stored = recordingClaims(store, decision)).cluster, 'claimDecision', claimOf(decision))).proxy,
+  });
+  return { owner, arm: () => failing.arm(), claimed: stored.claimed };
+}
+
 /** The store as a cluster, except that this instance hears no message that a call was decided elsewhere. */
 function deafToDecisions(store: PostgresStore): Cluster {
   return new Proxy(store, {
@@ -468,12 +481,8 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
   it('a timeout whose claim the store did not take, with nothing decided elsewhere, is claimed again later: the call times out, and the ledger says so', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
-    let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    let stored!: ReturnType<typeof recordingClaims>;
-    const a = await instance(db, 'a', tool, 300, {
-      asCluster: (store) => (failing = failingOnce<Cluster>((stored = recordingClaims(store, 'timeout')).cluster, 'claimDecision', claimOf('timeout'))).proxy,
-    });
-    const failed = failing.arm();
+    const { owner: a, arm, claimed } = await claimFailingOnce(db, tool, 'timeout');
+    const failed = arm();
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'never decided', { decisionTimeoutMs: 1_000 });
     await failed;
 
@@ -482,7 +491,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'timeout', source: 'system' }]);
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'timeout', source: 'system' });
     // The timeout was claimed again, once, after the claim that failed.
-    expect(stored.claimed).toStrictEqual([approvalId]);
+    expect(claimed).toStrictEqual([approvalId]);
   });
   it('a stop whose claim the store did not take, over an allow made on B a moment before, runs nothing: the owner reads the call again, and the run and the ledger both say allowed, then cancelled', async () => {
     const db = await cleanups.database();
@@ -509,14 +518,10 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
   it('a stop whose claim the store did not take, with nothing decided elsewhere, is claimed again later: the call is cancelled, and the ledger says so', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
-    let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    let stored!: ReturnType<typeof recordingClaims>;
-    const a = await instance(db, 'a', tool, 300, {
-      asCluster: (store) => (failing = failingOnce<Cluster>((stored = recordingClaims(store, 'cancel')).cluster, 'claimDecision', claimOf('cancel'))).proxy,
-    });
+    const { owner: a, arm, claimed } = await claimFailingOnce(db, tool, 'cancel');
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped');
 
-    const failed = failing.arm();
+    const failed = arm();
     await expect(a.chat.stop('s1')).resolves.toMatchObject({ cancelled: 1 });
     await failed;
 
@@ -526,7 +531,7 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'cancel', source: 'user' });
     // The cancel was claimed again, once, after the claim that failed (found in review: the ledger said so before
     // too, the cancel applied at once and never claimed again, so only this tells the two apart).
-    expect(stored.claimed).toStrictEqual([approvalId]);
+    expect(claimed).toStrictEqual([approvalId]);
   });
   it('a grant release whose claim and read-back both fail, the database still down, goes back to waiting for a person, rather than cancelling the call', async () => {
     const db = await cleanups.database();
