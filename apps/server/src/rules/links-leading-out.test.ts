@@ -166,6 +166,36 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     for (const command of [...searches, 'highlight link.c', 'cat link.c', 'cat *.c']) expect(await verdict(command), command).toBe('ask');
   });
 
+  it("highlight's -B is covered by no rule, an exact one or one that names it, which a link arriving below later would not change (found in review)", async () => {
+    // Stored while no link existed, `highlight --batch-recursive=*.c -d out2` (exact) and `highlight -B*.c -d out`
+    // covered the same call after `src/vendor -> /outside` appeared, and highlight 3.41 wrote the outside file's text
+    // into out2/: the rule names a wildcard, not what it matches below.
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const outside = path.join(folder.path, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'key.c'), 'int key = 42;\n');
+    await mkdir(path.join(workspace, 'src'), { recursive: true });
+    await writeFile(path.join(workspace, 'src', 'main.c'), 'int main(void) { return 0; }\n');
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    for (const [command, exact] of [
+      ['highlight --batch-recursive=*.c -d out2', true],
+      ['highlight -B*.c -d out', false],
+      ['timeout 60 highlight -B*.c -d out', true],
+      ['highlight -O ansi src/main.c', true],
+    ] as const) {
+      await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: command.split(' '), exact }, scope: { kind: 'global' }, source: 'user' });
+    }
+    const searches = ["highlight --batch-recursive='*.c' -d out2", "highlight -B'*.c' -d out", "timeout 60 highlight -B'*.c' -d out"];
+    const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    const verdict = async (command: string) => (await rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true }))?.effect;
+    await symlink(outside, path.join(workspace, 'src', 'vendor'));
+    for (const command of searches) expect(await verdict(command), command).not.toBe('allow');
+    await rm(path.join(workspace, 'src', 'vendor'));
+    for (const command of searches) expect(await verdict(command), command).not.toBe('allow');
+    expect(await verdict('highlight -O ansi src/main.c')).toBe('allow');
+  });
+
   it('a reader that follows the links below its operands is covered only while none leads out, node_modules’ and .git’s too (found in review)', async () => {
     // Checked with the real programs (GNU grep 3.8, ripgrep, ugrep, ag, ack, Info-ZIP 3.0, GNU tar): each of these
     // printed or packed `outside/s.txt` through `src/vendor -> ../../outside`, and the plain forms did not.

@@ -280,10 +280,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['enscript', { options: ['-I', '--filter', '-e', '--escapes'] }],
   ...['ugrep', 'ugrep+'].map((ugrep): [string, CodeOptions] => [ugrep, { options: ['--filter', '--pager', '--view', '--config'], prefixes: ['---'] }]),
   // highlight 4 also loads the file a `-s`/`--style` value names as a theme, whatever its name, and runs the
-  // language server `--ls-exec` names or a `--ls-profile` of its config names (found in review). `-B`/
-  // `--batch-recursive` reads what its wildcard matches in the folder before its last `/` and every folder below,
-  // following links to files and folders, `node_modules`' too, which no look for links below walks (found in review).
-  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile', '-B', '--batch-recursive'], valueLetters: shortValueLetters('highlight') }],
+  // language server `--ls-exec` names or a `--ls-profile` of its config names (found in review). Its `-B` search is
+  // covered by no rule (`HIGHLIGHT_SEARCH`).
+  ['highlight', { options: ['--plug-in', '--config-file', '--data-dir', '-D', '-s', '--style', '--ls-exec', '--ls-profile'], valueLetters: shortValueLetters('highlight') }],
   ['pygmentize', { options: ['-x'] }],
   ...['ack', 'ack-grep'].map((ack): [string, CodeOptions] => [ack, { options: ['--pager', '--ackrc'] }]),
   // binutils' nm, ar and ranlib, and GCC's wrappers of them, load the shared library `--plugin` names into themselves
@@ -644,8 +643,24 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // the `.cargo/config.toml` a call wrote has cargo run (git's look reads git named anywhere in the words already).
   return (
     !submoduleConfigMayRun(command, line) &&
-    (commandsRun(command, line)?.every(({ run, facts }) => !pythonModuleMayBeLocal(run, facts) && !rustProjectMayNameProgram(run, facts) && configFileMayRun(run, facts) === undefined) ?? false)
+    (commandsRun(command, line)?.every(({ run, facts }) => !pythonModuleMayBeLocal(run, facts) && !rustProjectMayNameProgram(run, facts) && configFileMayRun(run, facts) === undefined && !highlightSearches(run, facts)) ?? false)
   );
+}
+
+/**
+ * highlight's `-B`/`--batch-recursive`, read as its other options are (`CODE_RUNNING_OPTIONS`): a search it runs
+ * itself, through what its wildcard matches in the folder before its last `/` and every folder below, following links
+ * to files and folders, `node_modules`' too. A rule names the wildcard, not what it matches: stored while no link
+ * existed, an exact rule for `highlight --batch-recursive=*.c -d out2` covered the same call after `src/vendor ->
+ * /outside` appeared, which wrote the outside file's text into out2/ (found in review, with highlight 3.41).
+ */
+const HIGHLIGHT_SEARCH: CodeOptions = { options: ['-B', '--batch-recursive'], valueLetters: shortValueLetters('highlight') };
+
+/** Whether `command` is a highlight search (`HIGHLIGHT_SEARCH`), which no rule covers, exact ones included. */
+function highlightSearches(command: SimpleCommand, line: LineFacts): boolean {
+  const [first, ...rest] = command.words;
+  if (first?.kind !== 'literal' || programName(commandBaseName(first.value)) !== 'highlight') return false;
+  return carriesCodeOption(rest, first.value, HIGHLIGHT_SEARCH, (word) => word.kind === 'dynamic' && mayBecomeAnything(word, line));
 }
 
 /** At most this many commands, the call's own among them, are judged by the files they read: past it, none is allowed. */
