@@ -381,11 +381,12 @@ export class OpenAIChunkReader {
     if (id === undefined || id === '' || holder === id) return current;
     // A piece with the id of another call, or of an id waiting, is that call's: taken as the call at its index while
     // that call's text was open, c1's "rm -rf ~"} was put up as c2's terminal {"command":"rm -rf ~"}. One sent at
-    // another index cannot be told from that index's call; with a name it is a call of its own, as some servers give
-    // each of a turn's calls the same id.
+    // another index that holds a call or an id cannot be told from that one's; with a name it is a call of its own, as
+    // is one sent at an index that holds nothing yet, as some servers give each of a turn's calls the same id (sent
+    // alone before the call's name, that one failed the turn).
     const known = this.placeOfId.get(id);
     if (known !== undefined && (known < MAX_STREAMED_TOOL_CALLS ? known : this.movedFrom.get(known)) === index) return known;
-    if (known !== undefined && (name === undefined || name === '')) throw new MalformedChunkError(`a piece of a tool call came at index ${index} with the id of a call not sent there`);
+    if (known !== undefined && holder !== undefined && (name === undefined || name === '')) throw new MalformedChunkError(`a piece of a tool call came at index ${index} with the id of a call not sent there`);
     if (holder === undefined || holder === '') return current;
     // Another id alone where one waits takes its place (see addToolCallDelta): moved each time, 15,000 of them left as
     // many ids waiting.

@@ -1128,6 +1128,27 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads the calls of a server that gives every call of a turn one id, each call opened by that id alone before its name', async () => {
+      const readFile = { type: 'function', function: { name: 'read_file', arguments: '{"path":"x"}' } };
+      const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
+      // The id alone at each index, then the call's name and arguments.
+      const idAlone = await partsFrom([
+        `${callPiece({ index: 0, id: 'X' })}\n\n${callPiece({ index: 0, ...readFile })}\n\n${callPiece({ index: 1, id: 'X' })}\n\n${callPiece({ index: 1, ...terminal })}\n\n${callsEnd}`,
+      ]);
+      // The id with the call's type at each index, then the name and arguments with the id again.
+      const typed = await partsFrom([
+        `${callPiece({ index: 0, id: 'X', type: 'function' })}\n\n${callPiece({ index: 0, id: 'X', ...readFile })}\n\n${callPiece({ index: 1, id: 'X', type: 'function' })}\n\n${callPiece({ index: 1, id: 'X', ...terminal })}\n\n${callsEnd}`,
+      ]);
+      const calls = [
+        { type: 'tool-call', id: 'X', name: 'read_file', arguments: '{"path":"x"}' },
+        { type: 'tool-call', id: 'X', name: 'terminal', arguments: '{"command":"ls"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ];
+
+      expect(idAlone).toStrictEqual(calls);
+      expect(typed).toStrictEqual(calls);
+    });
+
     it('reads ids sent alone, one after another, in steps that grow with their number only, and ends the turn once more of them wait than a turn may hold calls', async () => {
       const terminal = { index: 0, id: 'c0', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
       // After a call at index 0, or before any call and without an index: each id alone left another id waiting, and
