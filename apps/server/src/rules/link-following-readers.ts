@@ -6,9 +6,10 @@ import type { ShellWord } from './shell-word';
 /**
  * How a searcher that reads every file below the folders it is given is told to follow the links it meets there
  * (checked with the real programs: GNU grep 3.8, ripgrep, ugrep 3.11, ag, ack): a letter in a group of short ones, or
- * a long option by any start of it (grep, ag and ack take one; ripgrep and ugrep refuse it, which asks more of them
- * only). Without one, grep's `-r`, ugrep's, ripgrep's, ag's and ack's searches read the links named on the command
- * line alone, which are judged as any path is.
+ * a long option by any start of it (grep, ag and ack take one; ripgrep, which refuses it, is asked about more only).
+ * Without one, grep's `-r`, ripgrep's, ag's and ack's searches read the links named on the command line alone, which
+ * are judged as any path is. ugrep follows the links to files below each folder it searches, with `-r` alone or a
+ * folder named (`ugrep key src` printed `src/s.txt -> ../../outside/s.txt`; found in review), unless told not to.
  */
 interface Searcher {
   /** Letters that have it follow every link below. */
@@ -19,12 +20,15 @@ interface Searcher {
   patternLetters: string;
   /** Long options whose value is the pattern. */
   patternLong: readonly string[];
-  /** `-d`/`--directories` `dereference-recurse` follows too (ugrep's; grep's `-d` takes no such value). Default: false. */
-  directories?: boolean;
+  /**
+   * Given, it follows links below each folder it searches whatever else it is told, unless one of these letters or
+   * long options, written whole (ugrep's `-p`, `--no-dereference`, in any place), is given. Default: none.
+   */
+  unlessTold?: { short: string; long: readonly string[] };
 }
 
 const GREP: Searcher = { short: 'R', long: ['--dereference-recursive'], patternLetters: 'ef', patternLong: ['--regexp', '--file'] };
-const UGREP: Searcher = { short: 'RS', long: ['--dereference-recursive', '--dereference'], patternLetters: 'ef', patternLong: ['--regexp', '--file'], directories: true };
+const UGREP: Searcher = { short: '', long: [], patternLetters: 'ef', patternLong: ['--regexp', '--file'], unlessTold: { short: 'p', long: ['--no-dereference'] } };
 
 const SEARCHERS: ReadonlyMap<string, Searcher> = new Map([
   ...['grep', 'egrep', 'fgrep'].map((grep): [string, Searcher] => [grep, GREP]),
@@ -42,8 +46,9 @@ const SEARCHERS: ReadonlyMap<string, Searcher> = new Map([
  * folders read are each word that is no option (an option's value or the pattern too, which asks more only when it
  * names a folder), and the one it runs in when it searches with no folder named (`grep -R key`, `rg -L key`) or
  * recurses by patterns (`zip -R`). zip follows every link below what it packs with `-r`, unless `-y` keeps them as
- * links; grep's `-r`, `rg`, `ugrep -r`, `ag` and `ack` alone do not. `words`: those past the program's name;
- * `ruleWords`: how many of them the rule names, which it covers as it covers a file it names (`cat /etc/hosts`).
+ * links, and ugrep those to files below every folder it searches, unless `-p`; grep's `-r`, `rg`, `ag` and `ack`
+ * alone do not. `words`: those past the program's name; `ruleWords`: how many of them the rule names, which it covers
+ * as it covers a file it names (`cat /etc/hosts`).
  */
 export function followedTreeMayHoldLinkOut(name: string, words: readonly ShellWord[], facts: PathFacts, ruleWords = 0): boolean {
   // A word the shell computes is undefined when it may become an option (`*` may match `-R`), its text otherwise.
@@ -80,17 +85,10 @@ function inShortGroup(name: string, word: string, letters: string): boolean {
 function searcherFollows(name: string, searcher: Searcher, words: readonly (string | undefined)[]): boolean {
   const end = words.indexOf('--');
   const options = end === -1 ? words : words.slice(0, end);
-  return options.some((word, index) => {
-    // A word the shell computes may become such an option.
-    if (word === undefined || inShortGroup(name, word, searcher.short) || longOptionIn(word, searcher.long)) return true;
-    if (searcher.directories !== true) return false;
-    // `-d dereference-recurse`, `--directories=dereference-recurse`; a value the shell computes may be that.
-    const next = words[index + 1];
-    let value: string | undefined = '';
-    if (/^-[^-]*d/.test(word)) value = word.slice(word.indexOf('d') + 1) || next;
-    else if (longOptionIn(word, ['--directories'])) value = word.includes('=') ? word.slice(word.indexOf('=') + 1) : next;
-    return value === undefined || value.startsWith('deref');
-  });
+  const { unlessTold } = searcher;
+  if (unlessTold !== undefined) return !options.some((word) => word !== undefined && (inShortGroup(name, word, unlessTold.short) || unlessTold.long.includes(word)));
+  // A word the shell computes may become such an option.
+  return options.some((word) => word === undefined || inShortGroup(name, word, searcher.short) || longOptionIn(word, searcher.long));
 }
 
 /**

@@ -232,6 +232,9 @@ describe('a link inside the workspace that leads out: no command rule covers wha
       'ugrep --dereference-recursive key src',
       'ugrep -d dereference-recurse key src',
       'ugrep --directories=dereference-recurse key src',
+      // ugrep -r follows links to files below, not to folders; the look for links tells neither from the other.
+      'ugrep -r key src',
+      'ugrep key src',
       'ag -f key src',
       'ag --follow key',
       'ack --follow key src',
@@ -248,8 +251,7 @@ describe('a link inside the workspace that leads out: no command rule covers wha
       'grep key src/a.txt',
       'rg key src',
       'rg -L key docs',
-      'ugrep -r key src',
-      'ugrep key src',
+      'ugrep -rp key src',
       'ag key src',
       'ack key src',
       'zip -r -y o.zip src',
@@ -279,6 +281,35 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     await symlink(outside, path.join(workspace, '.git', 'info', 'o'));
     expect(await verdict('grep -R key .')).toBe('ask');
     expect(await verdict('grep -R key src')).toBe('allow');
+  });
+
+  /**
+   * A workspace whose `src/s.txt` leads to `outside/s.txt`, with a prefix rule for `name`: how the rule book judges a
+   * call of it there. Checked with ugrep 3.11 and Info-ZIP 3.0 in such a folder.
+   */
+  async function fileLinkVerdict(folder: TempFolder, name: string): Promise<(command: string) => Promise<string | undefined>> {
+    const workspace = path.join(folder.path, 'ws');
+    const outside = path.join(folder.path, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 's.txt'), 'key=s3cret\n');
+    await mkdir(path.join(workspace, 'src'), { recursive: true });
+    await mkdir(path.join(workspace, 'docs'));
+    await writeFile(path.join(workspace, 'src', 'a.txt'), 'key=ok\n');
+    await symlink('../../outside/s.txt', path.join(workspace, 'src', 's.txt'));
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: [name], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    return async (command) => (await rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true }))?.effect;
+  }
+
+  it('ugrep searching below a folder follows a link to a file there, -r alone or a folder named, unless -p (found in review)', async () => {
+    // Each of these printed `outside/s.txt`; with `-p`/`--no-dereference`, or in `docs`, none did.
+    await using folder = await tempFolder();
+    const verdict = await fileLinkVerdict(folder, 'ugrep');
+    for (const command of ['ugrep -r key src', 'ugrep key src', 'ugrep -r key', 'ugrep --recursive key src', 'ugrep -d recurse key src', 'ugrep -rn key src']) {
+      expect(await verdict(command), command).toBe('ask');
+    }
+    for (const command of ['ugrep -rp key src', 'ugrep -r --no-dereference key src', 'ugrep -p -R key src', 'ugrep -r key docs']) expect(await verdict(command), command).toBe('allow');
   });
 
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
