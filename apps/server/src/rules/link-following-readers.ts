@@ -71,10 +71,9 @@ function longOptionIn(word: string, options: readonly string[]): boolean {
   return written.startsWith('--') && written.length > 2 && options.some((option) => option.startsWith(written));
 }
 
-/** Whether a group of short options (`-nR`) holds one of `letters` before a letter that takes a value. */
-function inShortGroup(name: string, word: string, letters: string): boolean {
+/** Whether a group of short options (`-nR`) holds one of `letters` before one of `values`, which take a value. */
+function inShortGroup(word: string, letters: string, values: string): boolean {
   if (!/^-[^-]/.test(word)) return false;
-  const values = shortValueLetters(name) ?? '';
   for (const letter of word.slice(1)) {
     if (letters.includes(letter)) return true;
     if (values.includes(letter)) return false;
@@ -85,10 +84,11 @@ function inShortGroup(name: string, word: string, letters: string): boolean {
 function searcherFollows(name: string, searcher: Searcher, words: readonly (string | undefined)[]): boolean {
   const end = words.indexOf('--');
   const options = end === -1 ? words : words.slice(0, end);
+  const values = shortValueLetters(name) ?? '';
   const { unlessTold } = searcher;
-  if (unlessTold !== undefined) return !options.some((word) => word !== undefined && (inShortGroup(name, word, unlessTold.short) || unlessTold.long.includes(word)));
+  if (unlessTold !== undefined) return !options.some((word) => word !== undefined && (inShortGroup(word, unlessTold.short, values) || unlessTold.long.includes(word)));
   // A word the shell computes may become such an option.
-  return options.some((word) => word === undefined || inShortGroup(name, word, searcher.short) || longOptionIn(word, searcher.long));
+  return options.some((word) => word === undefined || inShortGroup(word, searcher.short, values) || longOptionIn(word, searcher.long));
 }
 
 /**
@@ -120,9 +120,18 @@ function searchesHere(name: string, searcher: Searcher, words: readonly (string 
   return operands - (patternGiven ? 0 : 1) <= 0;
 }
 
-/** Whether a zip call recurses into the folders it packs (`-r`, `-R`, `--recurse-paths`) and follows their links: unless `-y`. */
+/**
+ * zip's letters that take a value or begin a longer option (`-b path`, `-ds 10m`, `-TT cmd`): a `y` after one in a
+ * group may be part of it (`-bty` packed through the links, `ty` being -b's folder).
+ */
+const ZIP_VALUE_LETTERS = 'bdFilnOPstTUxZ';
+
+/**
+ * Whether a zip call recurses into the folders it packs (`-r`, `-R`, `--recurse-paths`) and follows their links:
+ * unless `y` in a group of short options (`-ry`) or `--symlinks` by any start of it zip takes (`--sy`) keeps them.
+ */
 function zipFollows(words: readonly (string | undefined)[]): boolean {
   const recurses = words.some((word) => word === undefined || /^-[^-]*[rR]/.test(word) || (word.startsWith('--') && longOptionIn(word, ['--recurse-paths', '--recurse-patterns'])));
-  const keepsLinks = words.some((word) => word === '-y' || word === '--symlinks');
+  const keepsLinks = words.some((word) => word !== undefined && (inShortGroup(word, 'y', ZIP_VALUE_LETTERS) || (word.length >= 4 && '--symlinks'.startsWith(word))));
   return recurses && !keepsLinks;
 }

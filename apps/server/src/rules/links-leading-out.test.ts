@@ -312,6 +312,16 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     for (const command of ['ugrep -rp key src', 'ugrep -r --no-dereference key src', 'ugrep -p -R key src', 'ugrep -r key docs']) expect(await verdict(command), command).toBe('allow');
   });
 
+  it('zip keeps the links below as links with y in a group of short options or --symlinks by any start of it (found in review)', async () => {
+    // Each of the allowed stored `src/s.txt` as a link (unzip -Z: lrwxrwxrwx); `-bty` takes `ty` as -b's folder and packed the file.
+    await using folder = await tempFolder();
+    const verdict = await fileLinkVerdict(folder, 'zip');
+    for (const command of ['zip -r o.zip src', 'zip -r -bty o.zip src']) expect(await verdict(command), command).toBe('ask');
+    for (const command of ['zip -r -y o.zip src', 'zip -ry o.zip src', 'zip -yr o.zip src', 'zip -r --symlinks o.zip src', 'zip -r --sy o.zip src']) {
+      expect(await verdict(command), command).toBe('allow');
+    }
+  });
+
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
     await using folder = await plantedWorkspace();
     const judge = (command: string) => evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) });

@@ -207,7 +207,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   }],
   ...['tar', 'bsdtar'].map((tar): [string, CodeOptions] => [tar, { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }]),
   // zip takes options of two letters (`-TT`), their values attached (`-TTsh`), and any start of a long option.
-  ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '--recurse-paths', '--quiet', '--junk-paths', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
+  // `--symlinks` by any start of it zip takes (`--sy`; `--s` it refuses as ambiguous).
+  ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '-ry', '-yr', '--recurse-paths', '--quiet', '--junk-paths', '--sy', '--sym', '--syml', '--symli', '--symlin', '--symlink', '--symlinks', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
   // `-o` writes the file it names, also over one of the person's.
   ['sort', { options: ['--compress-program', '-o', '--output'] }],
   ['rg', { options: ['--pre'] }],
