@@ -6,6 +6,18 @@ function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
   return { sessionId: 'sess', runId: 'run-1', toolCallId: 'call-1', toolName: 'read_file', arguments: { path: 'a.txt' }, executesCode: false, toolVersion: 'v1', ...overrides };
 }
 
+/** A registry whose arbiter keeps every outcome (answers undefined); `asked()` tells how many times it was asked. */
+function withCountingArbiter(): { registry: ApprovalRegistry; asked: () => number } {
+  let calls = 0;
+  const registry = new ApprovalRegistry({
+    arbiter: () => {
+      calls++;
+      return undefined;
+    },
+  });
+  return { registry, asked: () => calls };
+}
+
 describe('ApprovalRegistry with an arbiter', () => {
   it('lets the arbiter replace a cancel with the decision that won elsewhere', async () => {
     const seen: { call: PendingApproval; outcome: DecisionOutcome }[] = [];
@@ -24,34 +36,22 @@ describe('ApprovalRegistry with an arbiter', () => {
   });
 
   it('keeps the outcome when the arbiter answers undefined, and settles only once', async () => {
-    let calls = 0;
-    const registry = new ApprovalRegistry({
-      arbiter: () => {
-        calls++;
-        return undefined;
-      },
-    });
+    const { registry, asked } = withCountingArbiter();
     const ticket = registry.register(request());
     registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess', reason: 'no' });
     expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toMatchObject({ resolved: false, status: 'already-decided' });
     await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'deny', source: 'user', reason: 'no' });
-    expect(calls).toBe(1);
+    expect(asked()).toBe(1);
   });
 
   it('applies a decision recorded elsewhere as it was made, its grant kept, without asking the arbiter', async () => {
-    let calls = 0;
-    const registry = new ApprovalRegistry({
-      arbiter: () => {
-        calls++;
-        return undefined;
-      },
-    });
+    const { registry, asked } = withCountingArbiter();
     const ticket = registry.register(request());
     expect(registry.applyRecorded(ticket.approvalId, 'other', { decision: 'allow', source: 'grant', grantId: 'grt_1' })).toBe(false);
     expect(registry.applyRecorded(ticket.approvalId, 'sess', { decision: 'allow', source: 'grant', grantId: 'grt_1' })).toBe(true);
     await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'grant', grantId: 'grt_1' });
     expect(registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'allow' });
-    expect(calls).toBe(0);
+    expect(asked()).toBe(0);
   });
 
   it('falls back to the outcome itself when the arbiter fails', async () => {
