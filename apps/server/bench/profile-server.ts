@@ -84,8 +84,13 @@ const HOOKS = `(() => {
   const marks = (globalThis.__benchMarks = { confirm: [], decision: [], toolEnd: [] });
   const now = () => Number(process.hrtime.bigint() / 1000n);
   const emit = EventEmitter.prototype.emit;
+  // The server's sockets are of a subclass of ws's WebSocket (the close grace), so the chain is walked.
+  const isWebSocket = (target) => {
+    for (let at = target.constructor; typeof at === 'function' && at !== EventEmitter; at = Object.getPrototypeOf(at)) if (at.name === 'WebSocket') return true;
+    return false;
+  };
   EventEmitter.prototype.emit = function (event, data) {
-    if (event === 'message' && this.constructor.name === 'WebSocket' && Buffer.isBuffer(data) && data.length > 40 && data.includes('chat.confirmTool')) marks.confirm.push(now());
+    if (event === 'message' && isWebSocket(this) && Buffer.isBuffer(data) && data.length > 40 && data.includes('chat.confirmTool')) marks.confirm.push(now());
     return emit.apply(this, arguments);
   };
   const seen = (chunk) => {
