@@ -56,7 +56,8 @@ describe('OpenAICompatibleModel', () => {
   const model = (options: { apiKey?: string } = {}) => new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', label: 'llama.cpp', ...options });
 
   afterEach(async () => {
-    await fake.close();
+    // Not every test starts one: run alone (vitest -t), such a test finds none started yet.
+    await (fake as typeof fake | undefined)?.close();
   });
 
   it('streams text as deltas and reports the finish reason and usage', async () => {
