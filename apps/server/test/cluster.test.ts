@@ -1195,6 +1195,52 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     await second.followed.until(isEnd);
     expect(calls).toStrictEqual(['first']);
   });
+
+  it('a Stop on B that the owner A missed (its notifications dropped) stops the run once A reads again what it may have missed: the call ends cancelled, as a Stop on A ends it, and nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let lossy!: ReturnType<typeof lossyCluster>;
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => (lossy = lossyCluster(store, (message) => message.type === 'cancel')).cluster });
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'stopped elsewhere');
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    // A missed the Stop: the call still waits there, and the store refuses any decision on it as stopped.
+    expect(a.chat.registry.listPending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]);
+    expect(await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+    lossy.resync();
+    await expect.poll(() => a.chat.registry.listPending('s1'), { timeout: 10_000 }).toStrictEqual([]);
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(followed.events.find((event) => event.type === 'tool-decision')).toMatchObject({ approvalId, decision: 'cancel', source: 'user' });
+    expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.approvalId, record.decision, record.source, record.outcome])).toStrictEqual([[approvalId, 'cancel', 'user', 'cancelled']]);
+  });
+
+  it.each([
+    { decision: 'timeout' as const, source: 'system' as const, outcome: 'timed-out', runEnd: 'done' },
+    { decision: 'cancel' as const, source: 'user' as const, outcome: 'cancelled', runEnd: 'cancelled' },
+  ])('a call of A whose row holds a $decision written by a fenced claim whose message A missed ends so once A reads its rows again, as one ended here; it was left waiting, undecidable', async ({ decision, source, outcome, runEnd }) => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let lossy!: ReturnType<typeof lossyCluster>;
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => (lossy = lossyCluster(store, (message) => message.type === 'decided')).cluster });
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'decided unheard');
+    const fence = await withClient(async (client) => (await client.query<{ fence: string }>(`SELECT fence FROM ${db.schema}.runs WHERE run_id = 'r1'`)).rows[0]!.fence);
+    // The write an owner's arbiter makes for a timeout or a Stop, with the run's token: from an owner whose run was
+    // taken over as it went in, it lands on the call now waiting on the taker.
+    expect(await b.store.claimDecision({ sessionId: 's1', approvalId, decision, source, decidedAt: Date.now(), fence: Number(fence) })).toMatchObject({ status: 'resolved' });
+    expect(a.chat.registry.listPending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]);
+    expect(await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision });
+    lossy.resync();
+    await expect.poll(() => a.chat.registry.listPending('s1'), { timeout: 10_000 }).toStrictEqual([]);
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: runEnd });
+    expect(followed.events.find((event) => event.type === 'tool-decision')).toMatchObject({ approvalId, decision, source });
+    expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome });
+    expect(calls).toStrictEqual([]);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.approvalId, record.decision, record.source, record.outcome])).toStrictEqual([[approvalId, decision, source, outcome]]);
+  });
 });
 
 describe.skipIf(!postgres.available)('what lets a call run unasked, changed on another instance unheard', { timeout: 120_000 }, () => {

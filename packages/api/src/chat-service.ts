@@ -1687,7 +1687,12 @@ export class ChatService {
     }
     for (const run of [...this.runs.values()]) {
       if (run.remote) await this.readRemoteEvents(run);
-      else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
+      else if (!run.log.isClosed) {
+        for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(run, record);
+        // A Stop stored on another instance whose message was missed: the run stops here as on that message. Its
+        // calls are decided only as stopped in the store meanwhile, so a decision on them is refused there.
+        if ((await this.store.getRun(run.runId))?.cancelRequested === true) run.cancellation.cancel();
+      }
     }
     await this.takeOver();
   }
@@ -1763,7 +1768,7 @@ export class ChatService {
       attempt: async () => {
         const still = asked();
         for (const record of await this.store.listRunToolCalls(run.runId)) {
-          if (still.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(record);
+          if (still.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(run, record);
         }
       },
       failed: (error, retryMs) => {
@@ -1793,12 +1798,16 @@ export class ChatService {
   }
 
   /**
-   * Releases a call waiting here with the decision its ledger row holds (written by another instance, or by this one
-   * when its answer was lost), as it was made: a grant's release as the grant's, a person's as theirs.
+   * Ends a call of `run` waiting here with the decision its ledger row holds (written by another instance, or by this
+   * one when its answer was lost), as it was made: a grant's release as the grant's, a person's as theirs, a timeout
+   * as a timeout here. A cancel is a Stop's (its calls are cancelled only with their run): the run stops here too, as
+   * on the Stop's message. Whatever the row holds ends the wait: left waiting, the call could never be decided, since
+   * every decision on it is refused as decided already in the store.
    */
-  private applyRecordedDecision(record: ToolCallRecord): void {
-    if (record.decision !== 'allow' && record.decision !== 'deny') return;
-    this.registry.applyRecorded(record.approvalId, record.sessionId, recordedOutcome(record));
+  private applyRecordedDecision(run: Run, record: ToolCallRecord): void {
+    if (record.decision === null) return;
+    const ended = this.registry.applyRecorded(record.approvalId, record.sessionId, recordedOutcome(record));
+    if (ended && record.decision === 'cancel') run.cancellation.cancel();
   }
 
   /** Ends the runs of a deleted session that are followed here: nothing more will be written to them. */
