@@ -1,4 +1,4 @@
-import { ChatService, type Cluster, type ClusterMessage, type RuleService } from '@airlock/api';
+import { ChatService, type AppendEventInput, type Cluster, type ClusterMessage, type RuleService } from '@airlock/api';
 import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ToolCall } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { link, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -277,5 +277,79 @@ describe.skipIf(!postgres.available)('a waiting call the changed rules could not
     await b.chat.confirm({ sessionId: 's', approvalId: hard!.approvalId, decision: 'deny' });
     await vi.waitFor(async () => expect((await a.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
     expect(read).toStrictEqual(['notes.txt']);
+  });
+});
+
+/**
+ * A's store, except that the write of a run's events that tells a call denied by a rule hangs until `drop()`, then
+ * fails as with the connection gone: an owner that dies after the rule's deny was claimed on the call's row, before
+ * the run said so.
+ */
+function diesBeforeRuleDenyIsTold(store: PostgresStore, held: { reached: () => void; dropped: Promise<void> }): PostgresStore {
+  const tellsRuleDeny = (input: AppendEventInput) => input.event.type === 'tool-decision' && input.event.source === 'rule';
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
+      if (key !== 'appendEvent' && key !== 'appendEvents') return bound;
+      return async (written: AppendEventInput | readonly AppendEventInput[]) => {
+        if (!(Array.isArray(written) ? (written as readonly AppendEventInput[]) : [written as AppendEventInput]).some(tellsRuleDeny)) return bound(written);
+        held.reached();
+        await held.dropped;
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+      };
+    },
+  });
+}
+
+describe.skipIf(!postgres.available)('a waiting call denied by a rule, with several instances', { timeout: 120_000 }, () => {
+  const denySecret = { effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' } as const;
+
+  it('keeps the rule in the call ledger row, as one instance does: the claim of the deny writes it', async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    const read: string[] = [];
+    const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'secret/key' } }), textStep('done')]);
+    const a = await clusterInstance(db, cleanups, { name: 'a', model: model(), tools: () => [readTool(read)], workspace });
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: model(), tools: () => [readTool(read)], workspace });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
+    const [key] = await waitingCalls(b.chat, 's', 1);
+    const rule = await b.rules.add(denySecret);
+    await vi.waitFor(async () => expect((await b.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
+
+    const told = (await b.store.loadEvents('r1', 0)).find((event) => event.type === 'tool-decision');
+    expect(told).toMatchObject({ approvalId: key!.approvalId, decision: 'deny', source: 'rule', ruleId: rule.rule.id, rule: rule.description });
+    const [call] = await b.store.listSessionToolCalls('s');
+    expect(call).toMatchObject({ approvalId: key!.approvalId, decision: 'deny', source: 'rule', decidedByRule: rule.rule.id, decidedByRuleText: rule.description });
+    expect(read).toStrictEqual([]);
+  });
+
+  it('tells a deny of a rule on an owner that died before the run said so, read back from the row by the instance taking the run over, as the rule denied it: with the rule and how it reads', async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    const read: string[] = [];
+    const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'secret/key' } }), textStep('done')]);
+    let reached!: () => void;
+    let drop!: () => void;
+    const held = { reached: () => reached(), dropped: new Promise<void>((resolve) => (drop = resolve)) };
+    const deniedOnA = new Promise<void>((resolve) => (reached = resolve));
+    const a = await clusterInstance(db, cleanups, { name: 'a', model: model(), tools: () => [readTool(read)], workspace, leaseMs: 600, asStore: (store) => diesBeforeRuleDenyIsTold(store, held) });
+    // B's model answers only the turn after the call, which B drives once it took the run over.
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: new ScriptedModel([textStep('done')]), tools: () => [readTool(read)], workspace, leaseMs: 300 });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
+    const [key] = await waitingCalls(b.chat, 's', 1);
+    const rule = await b.rules.add(denySecret);
+    await deniedOnA;
+    const crashed = a.crash();
+    drop();
+    await crashed;
+
+    await vi.waitFor(async () => expect((await b.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 30_000, interval: 50 });
+    const told = (await b.store.loadEvents('r1', 0)).filter((event) => event.type === 'tool-decision');
+    expect(told).toStrictEqual([
+      { type: 'tool-decision', toolCallId: key!.toolCallId, approvalId: key!.approvalId, decision: 'deny', source: 'rule', reason: expect.stringContaining('secret/**'), ruleId: rule.rule.id, rule: rule.description },
+    ]);
+    expect(read).toStrictEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import {
   NotFoundError,
   ParkedRun,
   randomId,
+  reasonParts,
   runToolLoop,
   toolResultText,
   toolVersion,
@@ -1464,6 +1465,7 @@ export class ChatService {
         decision: outcome.decision,
         source: outcome.source === 'grant' || outcome.source === 'system' || outcome.source === 'rule' ? outcome.source : 'user',
         ...(outcome.source === 'rule' && outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+        ...(outcome.source === 'rule' && outcome.verdict !== undefined ? { rule: { ruleId: outcome.verdict.ruleId, text: outcome.verdict.description } } : {}),
         ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
         decidedAt: Date.now(),
         ...(run.fence === undefined ? {} : { fence: run.fence }),
@@ -3370,7 +3372,18 @@ function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
     ...(record.reason === null ? {} : { reason: record.reason }),
     ...(record.decidedByGrant === null ? {} : { grantId: record.decidedByGrant }),
     ...(record.editedArguments === null ? {} : { editedArguments: record.editedArguments }),
+    ...(recordedRuleDeny(record) ?? {}),
   };
+}
+
+/**
+ * A rule's deny as its row keeps it: its verdict rebuilt from the rule and how it read, so the run tells it as the
+ * rule's, as where the rule denied it. Undefined for another decision, or a row that kept no rule.
+ */
+function recordedRuleDeny(record: ToolCallRecord): { verdict: PolicyVerdict } | undefined {
+  if (record.decision !== 'deny' || record.source !== 'rule' || record.decidedByRule === null) return undefined;
+  const description = reasonParts(record.decidedByRuleText ?? record.reason ?? '');
+  return { verdict: { effect: 'deny', ruleId: record.decidedByRule, description, ...(record.reason === null ? {} : { message: record.reason }) } };
 }
 
 function claimedOutcome(claim: Extract<ClaimDecisionResult, { status: 'already-decided' }>): DecisionOutcome {

@@ -1,4 +1,4 @@
-import type { Decision, LoopEvent, PendingApproval, ToolArguments } from '@airlock/core';
+import type { Decision, LoopEvent, PendingApproval, ShownReason, ToolArguments } from '@airlock/core';
 import type { DecidedBy, StoredGrant, StoredRun } from './store';
 
 /**
@@ -94,6 +94,11 @@ export interface ClaimDecisionInput {
   source: 'user' | 'grant' | 'system' | 'rule';
   reason?: string;
   grantId?: string;
+  /**
+   * With a deny by a rule (source "rule"): the rule and how it read, kept with the decision as the ledger keeps a
+   * rule's decision, so an owner that reads the row back (a takeover, a resync) tells it as the rule's, not a bare reason.
+   */
+  rule?: { ruleId: string; text: ShownReason };
   decidedAt: number;
   by?: DecidedBy;
   /** With a person's allow: the arguments they edited the call to (checked against the tool's schema already). */

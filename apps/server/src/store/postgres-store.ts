@@ -887,7 +887,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   private async claimRow(client: Queryable, input: ClaimDecisionInput): Promise<LedgerRow | undefined> {
     const { rows } = await client.query<LedgerRow>(
       `WITH claimed AS (UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9,
-         edited_arguments = $10
+         edited_arguments = $10, decided_by_rule = $13, decided_by_rule_text = $14
        FROM runs AS r
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
          AND ($11::bigint IS NULL OR r.fence = $11::bigint)
@@ -909,6 +909,8 @@ export class PostgresStore implements AirlockStore, Cluster {
         input.editedArguments === undefined ? null : JSON.stringify(input.editedArguments),
         input.fence ?? null,
         this.channel,
+        input.rule?.ruleId ?? null,
+        input.rule === undefined ? null : storedReasonText(input.rule.text),
       ],
     );
     return rows[0];
