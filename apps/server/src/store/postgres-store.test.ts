@@ -739,6 +739,41 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await b.listRunToolCalls('q')).map((row) => [row.approvalId, row.decision, row.source])).toStrictEqual([['approval-stop', 'cancel', 'user']]);
   });
 
+  it('an owner’s claim held on the call’s row while another instance takes the run over lands before the takeover or not at all, never on a call the taker read undecided', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a', { leaseMs: 50 });
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('call-1', 10_000), fence: 1 });
+    await vi.waitFor(async () => expect(await leaseRanOut(database, 'r')).toBe(true), POLL);
+    await withClient(async (holder) => {
+      // Another transaction holds the call's row (a person's claim whose deadline then passes): A's timeout waits on it.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "${database.schema}".tool_calls WHERE approval_id = 'approval-call-1' FOR UPDATE`);
+      const blockedBy = async (pid: number) =>
+        (await holder.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid])).rows.map((row) => row.pid);
+      const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const claim = a.claimDecision({ sessionId: 's', approvalId: 'approval-call-1', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 1 });
+      const [owner] = await vi.waitFor(async () => {
+        const waiting = await blockedBy(rows[0]!.pid);
+        expect(waiting).toHaveLength(1);
+        return waiting;
+      }, POLL);
+      // B takes the run over meanwhile, and reads the call as a resume does.
+      let taken = false;
+      const takeover = b.claimRun('r').then(async (fence) => {
+        taken = true;
+        return { fence, read: (await b.listRunToolCalls('r')).map((call) => call.decision) };
+      });
+      await vi.waitFor(async () => expect(taken || (await blockedBy(owner!)).length === 1).toBe(true), POLL);
+      await holder.query('ROLLBACK');
+      const [claimed, { fence, read }] = await Promise.all([claim, takeover]);
+      // A's claim took the run first, so the takeover waited for it, and the taker reads the timeout, to act on it.
+      expect([claimed.status, fence, read]).toStrictEqual(['resolved', 2, ['timeout']]);
+    });
+  });
+
   it("a decision written with a run's event after a claim leaves the claimed decision as it is", async () => {
     await using database = await openTestDatabase();
     await using a = await openStore(database, 'a');

@@ -855,9 +855,13 @@ export class PostgresStore implements AirlockStore, Cluster {
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
     const { grant, deadline } = input;
-    // A grant's release checks its grant in the claim (claimRow), so its run is share-locked first too, as below.
+    // A grant's release checks its grant in the claim (claimRow), so its run is share-locked first too, as below. So
+    // is an owner's claim (a timeout, a Stop, a rule's deny), which holds only while its fencing token does, as its
+    // event writes are: a takeover's UPDATE of the run waits for it, or goes first and the claim reads the new token.
+    // Unlocked, the claim's one statement could read the run as before a takeover committed while it waited on the
+    // call's row, and decide a call that the taker had read undecided and put back to waiting.
     const claimed =
-      grant === undefined && deadline === undefined && input.source !== 'grant'
+      grant === undefined && deadline === undefined && input.source !== 'grant' && input.fence === undefined
         ? await this.claimRow(this.pool, input)
         : // The grant only with a claim that won, in its transaction; a deadline checked once the row is claimed.
           await inTransaction(this.pool, async (client) => {
@@ -866,7 +870,7 @@ export class PostgresStore implements AirlockStore, Cluster {
             // claim finds no run. Unlocked, a grant committed after the deletion outlived the chat, for a chat of that
             // name made later (a grant has no reference to its chat).
             const row = await claimBefore(deadline, input.approvalId, client, async () => {
-              if (grant !== undefined || input.source === 'grant') await client.query(RUN_OF_CALL_FOR_SHARE, [input.approvalId, input.sessionId]);
+              if (grant !== undefined || input.source === 'grant' || input.fence !== undefined) await client.query(RUN_OF_CALL_FOR_SHARE, [input.approvalId, input.sessionId]);
               return this.claimRow(client, input);
             });
             if (row !== undefined && grant !== undefined) {
