@@ -1217,6 +1217,42 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect((await a.store.listRunToolCalls('r1')).map((record) => [record.approvalId, record.decision, record.source, record.outcome])).toStrictEqual([[approvalId, 'cancel', 'user', 'cancelled']]);
   });
 
+  it('an allow on B and then a Stop on B, both missed by the owner A: A stops the run before it lets the allow go, so nothing runs, however slowly the Stop is read', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let lossy!: ReturnType<typeof lossyCluster>;
+    // Once A reads its calls' rows at a resync, its read of the run (where the Stop is) answers only when the run
+    // has ended: whatever those rows let go has run its course by then.
+    const resync = { on: false, rowsRead: false, ended: Promise.resolve<unknown>(undefined) };
+    const a = await instance(db, 'a', tool, 60_000, {
+      asCluster: (store) => (lossy = lossyCluster(store, (message) => message.type === 'cancel' || message.type === 'decided')).cluster,
+      asStore: (store) =>
+        new Proxy(store, {
+          get(target, key) {
+            const value: unknown = Reflect.get(target, key, target);
+            if (typeof value !== 'function') return value;
+            const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
+            if (key === 'listRunToolCalls') return (...args: unknown[]) => ((resync.rowsRead ||= resync.on), bound(...args));
+            if (key === 'getRun') return async (...args: unknown[]) => (resync.rowsRead ? resync.ended.then(() => bound(...args)) : bound(...args));
+            return bound;
+          },
+        }),
+    });
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'allowed then stopped');
+    resync.ended = followed.until(isEnd);
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    expect(a.chat.registry.listPending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]);
+    resync.on = true;
+    lossy.resync();
+    expect(await resync.ended).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome])).toStrictEqual([['allow', 'user', 'cancelled']]);
+  });
+
   it.each([
     { decision: 'timeout' as const, source: 'system' as const, outcome: 'timed-out', runEnd: 'done' },
     { decision: 'cancel' as const, source: 'user' as const, outcome: 'cancelled', runEnd: 'cancelled' },

@@ -11,6 +11,7 @@ import {
   InvalidArgumentsError,
   NotFoundError,
   ParkedRun,
+  quote,
   randomId,
   reasonParts,
   runToolLoop,
@@ -1690,10 +1691,11 @@ export class ChatService {
     for (const run of [...this.runs.values()]) {
       if (run.remote) await this.readRemoteEvents(run);
       else if (!run.log.isClosed) {
-        for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(run, record);
-        // A Stop stored on another instance whose message was missed: the run stops here as on that message. Its
-        // calls are decided only as stopped in the store meanwhile, so a decision on them is refused there.
+        // A Stop stored on another instance whose message was missed: the run stops here as on that message, before
+        // any decision read from its calls' rows is let go. An allow made there before the Stop and missed with it
+        // then reaches a stopped run, which runs nothing; released first, its tool ran while the Stop was read.
         if ((await this.store.getRun(run.runId))?.cancelRequested === true) run.cancellation.cancel();
+        for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(run, record);
       }
     }
     await this.takeOver();
@@ -3382,7 +3384,8 @@ function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
  */
 function recordedRuleDeny(record: ToolCallRecord): { verdict: PolicyVerdict } | undefined {
   if (record.decision !== 'deny' || record.source !== 'rule' || record.decidedByRule === null) return undefined;
-  const description = reasonParts(record.decidedByRuleText ?? record.reason ?? '');
+  // Without the rule's text (a row written before it was kept), the rule's own message, someone else's words: quoted.
+  const description = record.decidedByRuleText !== null ? reasonParts(record.decidedByRuleText) : record.reason === null ? [] : [quote(record.reason)];
   return { verdict: { effect: 'deny', ruleId: record.decidedByRule, description, ...(record.reason === null ? {} : { message: record.reason }) } };
 }
 
