@@ -1,7 +1,7 @@
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import type { AnyRouter } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
-import { socketClock, UnsentRequestError, type AirlockSocket, type SocketError } from './airlock-socket';
+import { UnsentRequestError, type AirlockSocket, type RequestMethod, type RequestOptions, type SocketError } from './airlock-socket';
 
 /** The mutation that carries a person's decision, which is sent with a deadline (see `decisionTimeoutMs`). */
 const DECISION_PATH = 'chat.confirmTool';
@@ -21,19 +21,14 @@ export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, op
   return () =>
     ({ op }) =>
       observable((observer) => {
-        const decision = op.type === 'mutation' && op.path === DECISION_PATH && typeof op.input === 'object' && op.input !== null;
-        const given = decision ? (op.input as { notAfter?: number }).notAfter : undefined;
-        const timeoutMs = options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
-        // Measured with a deadline of the size it will have: the socket sets the real one when it writes the decision.
-        const input = decision ? { ...(op.input as object), notAfter: given ?? socketClock() + timeoutMs } : op.input;
         const end = socket.request(
-          { method: op.type, path: op.path, input },
+          { method: op.type, path: op.path, input: op.input },
           {
             result: (message) => observer.next({ result: message.result, context: op.context }),
             error: (error) => observer.error(toClientError<TRouter>(error)),
             complete: () => observer.complete(),
           },
-          !decision ? {} : given !== undefined ? { deadline: given } : { deadlineAfterWriteMs: timeoutMs },
+          requestOptions(op.type, op.path, op.input, options.decisionTimeoutMs),
         );
         const onAbort = () => observer.complete();
         if (op.signal?.aborted) onAbort();
@@ -45,8 +40,15 @@ export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, op
       });
 }
 
+/** The deadline a request is sent with: a decision's own `notAfter`, or `decisionTimeoutMs` after it is written; none for the rest. */
+export function requestOptions(method: RequestMethod, path: string, input: unknown, decisionTimeoutMs = DEFAULT_DECISION_TIMEOUT_MS): RequestOptions {
+  if (method !== 'mutation' || path !== DECISION_PATH || typeof input !== 'object' || input === null) return {};
+  const given = (input as { notAfter?: number }).notAfter;
+  return given !== undefined ? { deadline: given } : { deadlineAfterWriteMs: decisionTimeoutMs };
+}
+
 /** The error a call throws: with the server's answer as its shape, or the client's own one (its `cause` then says so). */
-function toClientError<TRouter extends AnyRouter>(error: SocketError): TRPCClientError<TRouter> {
+export function toClientError<TRouter extends AnyRouter>(error: SocketError): TRPCClientError<TRouter> {
   if (error.response === undefined) return TRPCClientError.from<TRouter>(error);
   return TRPCClientError.from<TRouter>(error.response, error instanceof UnsentRequestError ? { cause: error } : {});
 }

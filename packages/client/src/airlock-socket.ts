@@ -7,6 +7,14 @@ import { WEB_SOCKET_CLOSED, WEB_SOCKET_CLOSING, WEB_SOCKET_OPEN, type WebSocketC
 
 export type RequestMethod = TRPCRequestMessage['method'];
 
+/** A query's or mutation's deadline, on `socketClock()` (see `AirlockSocket.request`); a subscription has none. */
+export interface RequestOptions {
+  /** When it fails if unanswered (the server refuses it after then). */
+  deadline?: number;
+  /** Its deadline this long after it is written, put in its input (an object) as `notAfter` then. Ignored beside `deadline`. */
+  deadlineAfterWriteMs?: number;
+}
+
 /** Receives the server's answers to one request. */
 export interface RequestHandlers {
   /** An answer: a query's or mutation's result, or a subscription's `started`, `data` and `stopped`. */
@@ -343,7 +351,7 @@ export class AirlockSocket {
    * when the request is written, that long after, and put in its input (an object) as `notAfter`: a decision made
    * while the connection is down waits for it, however long, and then has its whole time to be answered.
    */
-  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers, options: { deadline?: number; deadlineAfterWriteMs?: number } = {}): () => void {
+  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers, options: RequestOptions = {}): () => void {
     const id = this.nextId++;
     const ended = this.endedError();
     if (ended !== undefined) {
@@ -351,6 +359,15 @@ export class AirlockSocket {
       return () => undefined;
     }
     const live: LiveRequest = { message: { id, method: call.method, params: { path: call.path, input: call.input } }, handlers, sent: false };
+    const writeNow = this.isOpen();
+    const afterWriteMs = call.method === 'subscription' ? undefined : options.deadlineAfterWriteMs;
+    if (afterWriteMs !== undefined && options.deadline === undefined) {
+      live.deadlineAfterWriteMs = afterWriteMs;
+      // Written now, it is serialised once, with its deadline; written later, it is measured with one of that size.
+      const deadline = socketClock() + afterWriteMs;
+      withNotAfter(live, deadline);
+      if (writeNow) live.deadline = deadline;
+    }
     const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     live.text = JSON.stringify(live.message);
     const bytes = bytesOver(live.text, max);
@@ -363,10 +380,8 @@ export class AirlockSocket {
     if (options.deadline !== undefined && call.method !== 'subscription') {
       live.deadline = options.deadline;
       this.expireAt(id, live);
-    } else if (options.deadlineAfterWriteMs !== undefined && call.method !== 'subscription') {
-      live.deadlineAfterWriteMs = options.deadlineAfterWriteMs;
     }
-    if (this.isOpen()) this.write([live]);
+    if (writeNow) this.write([live]);
     return () => {
       clearTimeout(live.expiry);
       if (!this.requests.delete(id)) return;
@@ -882,6 +897,7 @@ export class AirlockSocket {
         // Nothing of it reached the server: its deadline starts again when it is written again.
         if (live.deadlineAfterWriteMs !== undefined) {
           clearTimeout(live.expiry);
+          live.expiry = undefined;
           live.deadline = undefined;
         }
       } else if (live.sent && live.deadline !== undefined && !tooBig) {
@@ -935,9 +951,8 @@ export class AirlockSocket {
     const texts = requests.map((live) => {
       if (live.deadlineAfterWriteMs !== undefined && live.deadline === undefined) {
         live.deadline = socketClock() + live.deadlineAfterWriteMs;
-        live.message.params.input = { ...(live.message.params.input as object), notAfter: live.deadline };
+        withNotAfter(live, live.deadline);
         live.text = undefined;
-        this.expireAt(live.message.id as number, live);
       }
       live.sent = true;
       live.on = this.socket ?? undefined;
@@ -947,17 +962,27 @@ export class AirlockSocket {
     });
     if (texts.length === 1) {
       this.socket?.send(texts[0]!);
-      return;
+    } else {
+      // Requests that wait for a connection go in one message, unless together they are over the size limit.
+      const batch = `[${texts.join(',')}]`;
+      if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
+      else for (const text of texts) this.socket?.send(text);
     }
-    // Requests that wait for a connection go in one message, unless together they are over the size limit.
-    const batch = `[${texts.join(',')}]`;
-    if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
-    else for (const text of texts) this.socket?.send(text);
+    // Timed from the write, armed once the frames are out: setting a timer is no reason to send a decision later.
+    for (const live of requests) {
+      const id = live.message.id as number;
+      if (live.deadlineAfterWriteMs !== undefined && live.expiry === undefined && this.requests.get(id) === live) this.expireAt(id, live);
+    }
   }
 
   private send(message: TRPCClientOutgoingMessage | TRPCClientOutgoingMessage[]): void {
     this.socket?.send(JSON.stringify(message));
   }
+}
+
+/** Puts a request's deadline in its input (an object) as `notAfter`, where the server reads it. */
+function withNotAfter(live: LiveRequest, notAfter: number): void {
+  live.message.params.input = { ...(live.message.params.input as object), notAfter };
 }
 
 /** Drops a socket nothing more is read from, without a closing handshake (where the WebSocket can: `ws`'s terminate). */

@@ -1,8 +1,8 @@
 import type { AppRouter } from '@airlock/api';
 import type { LoopEvent } from '@airlock/core';
-import { createTRPCClient, type TRPCClient } from '@trpc/client';
+import { createTRPCClientProxy, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import { airlockLink } from './airlock-link';
+import { AirlockUntypedClient } from './airlock-untyped-client';
 import { AirlockSocket, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 import { randomRunId } from './random-run-id';
 import { subscriptionIterator } from './subscription-iterator';
@@ -279,7 +279,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
     ...(options.closeWaitMs === undefined ? {} : { closeWaitMs: options.closeWaitMs }),
   });
-  const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket, options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs })] });
+  const trpc = createTRPCClientProxy<AppRouter>(new AirlockUntypedClient<AppRouter>(socket, options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }));
 
   const maxUnreadEvents = options.maxUnreadEvents ?? DEFAULT_MAX_UNREAD_EVENTS;
   if (!Number.isSafeInteger(maxUnreadEvents) || maxUnreadEvents < 1) throw new RangeError(`maxUnreadEvents must be a whole number of at least 1, got ${String(maxUnreadEvents)}`);
