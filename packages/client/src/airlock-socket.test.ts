@@ -661,6 +661,53 @@ describe('AirlockSocket fails a request with a deadline at its deadline, or at o
   });
 });
 
+describe('a decision with a deadline counted from its write', () => {
+  const decision = { method: 'mutation' as const, path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow' } };
+
+  it('still fails at its deadline when writing it threw (a frame may have gone out before the throw)', async () => {
+    const server = await startWireServer();
+    let failing = false;
+    class FailingWebSocket extends WebSocket {
+      override send(data: string): void {
+        if (failing) throw new Error('the socket failed to send');
+        super.send(data);
+      }
+    }
+    let wake = () => {};
+    const opened = new Promise<void>((resolve) => (wake = resolve));
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket: FailingWebSocket, retryDelayMs: () => 0, onOpen: () => wake(), closeWaitMs: 0 });
+    cleanups.push(server.close, () => socket.close());
+    await opened;
+    failing = true;
+    const calls = recorder();
+    expect(() => socket.request(decision, calls.handlers, { deadlineAfterWriteMs: 50 })).toThrow('the socket failed to send');
+    await vi.waitFor(() => expect(calls.errors.map((error) => [error.message, isExpired(error)])).toStrictEqual([['no answer came before its deadline: the server does not apply it from now on', true]]));
+  });
+
+  it('written again after the server closed its connection as replaced before its token was taken (4001), fails at its new deadline', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const calls = recorder();
+    socket.request(decision, calls.handlers, { deadlineAfterWriteMs: 300 });
+    await server.received(0, 2);
+    server.connections[0]!.socket.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
+    const [, again] = (await server.received(1, 2)) as [unknown, { params: { path: string; input: { notAfter: number } } }];
+    expect(again.params.path).toBe('chat.confirmTool');
+    await vi.waitFor(() => expect(calls.errors.map((error) => [isExpired(error), socketClock() > again.params.input.notAfter])).toStrictEqual([[true, true]]));
+  });
+
+  it('given a deadline already past, fails at once and is not written', async () => {
+    const { server, socket, written, open } = await setUp();
+    await open();
+    const calls = recorder();
+    socket.request(decision, calls.handlers, { deadline: socketClock() - 1 });
+    expect(calls.errors.map((error) => [error.message, isExpired(error)])).toStrictEqual([['not sent before its deadline (no connection): the server never got it', true]]);
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, recorder().handlers);
+    await server.received(0, 2);
+    expect(written.map((text) => (JSON.parse(text) as { method: string }).method)).toStrictEqual(['connectionParams', 'query']);
+  });
+});
+
 // Found from outside: a decision typed while the connection was down (a server restarting, about 10 s here) ran out
 // its deadline before it was ever written, though the terminal had said twice it would be sent once the connection
 // was back.

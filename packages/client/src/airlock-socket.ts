@@ -381,7 +381,8 @@ export class AirlockSocket {
       live.deadline = options.deadline;
       this.expireAt(id, live);
     }
-    if (writeNow) this.write([live]);
+    // Not written when it is past its deadline already (a caller's own): the server would refuse it anyway.
+    if (writeNow && this.requests.get(id) === live) this.write([live]);
     return () => {
       clearTimeout(live.expiry);
       if (!this.requests.delete(id)) return;
@@ -960,18 +961,22 @@ export class AirlockSocket {
       live.text = undefined;
       return text;
     });
-    if (texts.length === 1) {
-      this.socket?.send(texts[0]!);
-    } else {
-      // Requests that wait for a connection go in one message, unless together they are over the size limit.
-      const batch = `[${texts.join(',')}]`;
-      if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
-      else for (const text of texts) this.socket?.send(text);
-    }
-    // Timed from the write, armed once the frames are out: setting a timer is no reason to send a decision later.
-    for (const live of requests) {
-      const id = live.message.id as number;
-      if (live.deadlineAfterWriteMs !== undefined && live.expiry === undefined && this.requests.get(id) === live) this.expireAt(id, live);
+    try {
+      if (texts.length === 1) {
+        this.socket?.send(texts[0]!);
+      } else {
+        // Requests that wait for a connection go in one message, unless together they are over the size limit.
+        const batch = `[${texts.join(',')}]`;
+        if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
+        else for (const text of texts) this.socket?.send(text);
+      }
+    } finally {
+      // Timed from the write, armed once the frames are out (setting a timer is no reason to send a decision later),
+      // and armed even when a send threw: a frame may have gone out before it, so each still fails at its deadline.
+      for (const live of requests) {
+        const id = live.message.id as number;
+        if (live.deadlineAfterWriteMs !== undefined && live.expiry === undefined && this.requests.get(id) === live) this.expireAt(id, live);
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { airlockLink } from './airlock-link';
 import { AirlockSocket, isExpired, socketClock } from './airlock-socket';
 import { AirlockUntypedClient } from './airlock-untyped-client';
+import { createAirlockClient } from './create-airlock-client';
 
 /**
  * A WebSocket server on 127.0.0.1 that proves it knows the token "secret", records each request and answers
@@ -157,5 +158,22 @@ describe('AirlockUntypedClient', () => {
     await server.receivedCount(2);
     subscription.unsubscribe();
     expect(server.received[1]).toStrictEqual({ id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' } } });
+  });
+
+  it('is what createAirlockClient’s typed client sends its queries and mutations through', async () => {
+    await using server = await startServer();
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0 });
+    try {
+      const untyped = getUntypedClient(client.trpc);
+      expect(untyped).toBeInstanceOf(AirlockUntypedClient);
+      // Reached by the typed proxy itself, not only there to be found: a tRPC whose proxy went round it would fail here.
+      const mutation = vi.spyOn(untyped, 'mutation');
+      const query = vi.spyOn(untyped, 'query');
+      expect(await client.trpc.model.info.query()).toStrictEqual({ model: 'm' });
+      await outcome(client.trpc.chat.confirmTool.mutate({ sessionId: 's', approvalId: 'a1', decision: 'deny' }, { signal: AbortSignal.abort() }));
+      expect([query.mock.calls.map(([path]) => path), mutation.mock.calls.map(([path]) => path)]).toStrictEqual([['model.info'], ['chat.confirmTool']]);
+    } finally {
+      await client.close();
+    }
   });
 });
