@@ -21,6 +21,11 @@ export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, op
   return () =>
     ({ op }) =>
       observable((observer) => {
+        // Given up before it was made: not written, so a decision given up so is never applied.
+        if (op.signal?.aborted === true) {
+          observer.complete();
+          return () => undefined;
+        }
         const end = socket.request(
           { method: op.type, path: op.path, input: op.input },
           {
@@ -31,8 +36,7 @@ export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, op
           requestOptions(op.type, op.path, op.input, options.decisionTimeoutMs),
         );
         const onAbort = () => observer.complete();
-        if (op.signal?.aborted) onAbort();
-        else op.signal?.addEventListener('abort', onAbort, { once: true });
+        op.signal?.addEventListener('abort', onAbort, { once: true });
         return () => {
           op.signal?.removeEventListener('abort', onAbort);
           end();

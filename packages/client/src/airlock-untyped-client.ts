@@ -8,8 +8,8 @@ import type { AirlockSocket } from './airlock-socket';
  * the call, with a promise for their answer, rather than through tRPC's link chain (an observable, a shared one, an
  * AbortController and its listener per call): in Node that chain took more of a decision's time than writing it did.
  * A call settles as through `airlockLink` and `TRPCUntypedClient`: with its answer's data, or the same
- * `TRPCClientError`; one whose `signal` aborts fails with tRPC's abort error, after its request was written if it was
- * already aborted. Subscriptions, and whatever else reads the untyped client, go through `airlockLink`.
+ * `TRPCClientError`; one whose `signal` aborts fails with tRPC's abort error, unwritten if it was already aborted.
+ * Subscriptions, and whatever else reads the untyped client, go through `airlockLink`.
  */
 export class AirlockUntypedClient<TRouter extends AnyRouter> extends TRPCUntypedClient<TRouter> {
   private readonly socket: AirlockSocket;
@@ -30,6 +30,8 @@ export class AirlockUntypedClient<TRouter extends AnyRouter> extends TRPCUntyped
   }
 
   private call(method: 'query' | 'mutation', path: string, input: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+    // Given up before it was made: not written, so a decision given up so is never applied.
+    if (signal?.aborted === true) return Promise.reject(abortError<TRouter>());
     return new Promise((resolve, reject) => {
       let settled = false;
       let end: (() => void) | undefined;
@@ -64,9 +66,7 @@ export class AirlockUntypedClient<TRouter extends AnyRouter> extends TRPCUntyped
         fail(TRPCClientError.from<TRouter>(error as Error));
         return;
       }
-      if (settled) return;
-      if (signal?.aborted === true) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
+      if (!settled) signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 }
