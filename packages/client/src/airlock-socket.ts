@@ -382,7 +382,16 @@ export class AirlockSocket {
       this.expireAt(id, live);
     }
     // Not written when it is past its deadline already (a caller's own): the server would refuse it anyway.
-    if (writeNow && this.requests.get(id) === live) this.write([live]);
+    if (writeNow && this.requests.get(id) === live) {
+      try {
+        this.write([live]);
+      } catch (error) {
+        // A WebSocket whose send throws wrote nothing: the request is forgotten, and the throw is the caller's answer.
+        clearTimeout(live.expiry);
+        this.requests.delete(id);
+        throw error;
+      }
+    }
     return () => {
       clearTimeout(live.expiry);
       if (!this.requests.delete(id)) return;
@@ -972,7 +981,7 @@ export class AirlockSocket {
       }
     } finally {
       // Timed from the write, armed once the frames are out (setting a timer is no reason to send a decision later),
-      // and armed even when a send threw: a frame may have gone out before it, so each still fails at its deadline.
+      // and armed even when a send threw: written at a reconnect, a frame may have gone out before it.
       for (const live of requests) {
         const id = live.message.id as number;
         if (live.deadlineAfterWriteMs !== undefined && live.expiry === undefined && this.requests.get(id) === live) this.expireAt(id, live);
