@@ -46,11 +46,18 @@ export async function migratePostgres(pool: Pool, { schema, location, migrations
 
 /**
  * Runs `work` on one pooled connection between BEGIN and COMMIT; a throw rolls it back and rethrows. A connection
- * whose ROLLBACK fails too is dropped from the pool rather than handed to the next caller mid-transaction.
+ * whose ROLLBACK fails too is dropped from the pool rather than handed to the next caller mid-transaction. A
+ * connection lost while checked out fails its query in flight, and emits 'error' on the client too, which the pool
+ * listens for only while the client is idle: unheard, that event ended the process (a server whose database went
+ * out of reach during a transaction crashed). It is heard here, and the connection dropped.
  */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  const lost = () => {
+    broken = true;
+  };
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -62,6 +69,7 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     });
     throw error;
   } finally {
+    client.off('error', lost);
     client.release(broken);
   }
 }
