@@ -714,6 +714,41 @@ describe('a decision with a deadline counted from its write', () => {
   });
 });
 
+describe('AirlockSocket on a WebSocket whose send throws while it writes what waited for a connection', () => {
+  it('drops that connection as one that went: what went out fails as such, what did not is written on the next', async () => {
+    const server = await startWireServer();
+    let made = 0;
+    class FirstFailsOnCancel extends WebSocket {
+      private readonly failing = ++made === 1;
+      override send(data: string): void {
+        if (this.failing && data.includes('"chat.cancel"')) throw new Error('the socket failed to send');
+        super.send(data);
+      }
+    }
+    // Each request fits alone, the three together do not: written one message each, the second throws.
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket: FirstFailsOnCancel, retryDelayMs: () => 0, closeWaitMs: 0, maxMessageBytes: 220 });
+    cleanups.push(server.close, () => socket.close());
+    const decision = recorder();
+    const cancel = recorder();
+    const query = recorder();
+    socket.request({ method: 'mutation', path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow' } }, decision.handlers, { deadlineAfterWriteMs: 60_000 });
+    socket.request({ method: 'mutation', path: 'chat.cancel', input: { sessionId: 's' } }, cancel.handlers);
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
+    const [, first] = (await server.received(0, 2)) as [unknown, { id: number; params: { path: string } }];
+    expect([first.id, first.params.path]).toStrictEqual([1, 'chat.confirmTool']);
+    await vi.waitFor(() => expect(decision.errors.map((error) => [isAnswerUnknown(error), error.message.startsWith('the connection failed to send: the decision may or may not have been applied')])).toStrictEqual([[true, true]]));
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
+      [
+        { id: 2, method: 'mutation', params: { path: 'chat.cancel', input: { sessionId: 's' } } },
+        { id: 3, method: 'query', params: { path: 'model.info' } },
+      ],
+    ]);
+    expect(server.connections[0]!.received).toHaveLength(2);
+    expect([cancel.errors, query.errors]).toStrictEqual([[], []]);
+  });
+});
+
 // Found from outside: a decision typed while the connection was down (a server restarting, about 10 s here) ran out
 // its deadline before it was ever written, though the terminal had said twice it would be sent once the connection
 // was back.

@@ -637,13 +637,21 @@ export class AirlockSocket {
     this.opened = true;
     this.provenSocket = socket;
     this.setState('open');
-    // The server reads the first message as the connection params; every request must come after it. `clock`, read as
-    // they are sent, is what the server reads a decision's deadline by (see `socketClock`).
-    socket.send(JSON.stringify({ method: 'connectionParams', data: { ...this.connectionParams(), clock: String(socketClock()) } }));
-    this.heard(socket);
-    this.watchClosing(socket);
-    const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
-    if (waiting.length > 0) this.write(waiting);
+    try {
+      // The server reads the first message as the connection params; every request must come after it. `clock`, read
+      // as they are sent, is what the server reads a decision's deadline by (see `socketClock`).
+      socket.send(JSON.stringify({ method: 'connectionParams', data: { ...this.connectionParams(), clock: String(socketClock()) } }));
+      this.heard(socket);
+      this.watchClosing(socket);
+      const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
+      if (waiting.length > 0) this.write(waiting);
+    } catch {
+      // A WebSocket of the caller's whose send throws on an open socket: dropped as a connection that went, what
+      // went out on it handled so, and what did not written on the next one.
+      this.socketGone(socket, undefined, 'the connection failed to send');
+      letGo(socket);
+      return;
+    }
     for (const waiter of this.openWaiters.splice(0)) waiter.resolve();
     this.options.onOpen?.();
   }
@@ -964,27 +972,42 @@ export class AirlockSocket {
         withNotAfter(live, live.deadline);
         live.text = undefined;
       }
-      live.sent = true;
-      live.on = this.socket ?? undefined;
       const text = live.text ?? JSON.stringify(live.message);
       live.text = undefined;
       return text;
     });
+    // Marked sent as their frames go out: a send that throws (a WebSocket of the caller's) leaves the rest unsent.
+    const sent = (from: number, to: number) => {
+      for (const live of requests.slice(from, to)) {
+        live.sent = true;
+        live.on = this.socket ?? undefined;
+      }
+    };
     try {
       if (texts.length === 1) {
         this.socket?.send(texts[0]!);
+        sent(0, 1);
       } else {
         // Requests that wait for a connection go in one message, unless together they are over the size limit.
         const batch = `[${texts.join(',')}]`;
-        if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
-        else for (const text of texts) this.socket?.send(text);
+        if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) {
+          this.socket?.send(batch);
+          sent(0, texts.length);
+        } else {
+          for (const [index, text] of texts.entries()) {
+            this.socket?.send(text);
+            sent(index, index + 1);
+          }
+        }
       }
     } finally {
-      // Timed from the write, armed once the frames are out (setting a timer is no reason to send a decision later),
-      // and armed even when a send threw: written at a reconnect, a frame may have gone out before it.
+      // Timed from the write: armed once the frames are out (setting a timer is no reason to send a decision later);
+      // one whose frame did not go out counts its deadline from the write that will.
       for (const live of requests) {
         const id = live.message.id as number;
-        if (live.deadlineAfterWriteMs !== undefined && live.expiry === undefined && this.requests.get(id) === live) this.expireAt(id, live);
+        if (live.deadlineAfterWriteMs === undefined || this.requests.get(id) !== live) continue;
+        if (!live.sent) live.deadline = undefined;
+        else if (live.expiry === undefined) this.expireAt(id, live);
       }
     }
   }
