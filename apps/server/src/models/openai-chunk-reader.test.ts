@@ -93,6 +93,67 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('starts a new call at a new id sent alone at the index of a call whose arguments are not yet whole, its name coming after', () => {
+    const listing = { type: 'tool-call', id: 'c1', name: 'list_directory', arguments: '' };
+    const reading = { type: 'tool-call', id: 'c2', name: 'read_file', arguments: '{"path":"a"}' };
+    const finish = { type: 'finish', reason: 'tool-calls' };
+    // Every call at index 0: list_directory sent with no arguments, then read_file's id alone (or over blank text), then its name.
+    for (const opening of [{ index: 0, id: 'c2', type: 'function' }, { index: 0, id: 'c2', type: 'function', function: { arguments: '' } }]) {
+      const reader = new OpenAIChunkReader();
+      reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '' } }] }));
+      const before = reader.progress;
+      reader.push(delta({ tool_calls: [opening] }));
+      // An id alone adds nothing yet: a server sending ids alone makes no progress.
+      expect(reader.progress).toBe(before);
+      reader.push(delta({ tool_calls: [{ index: 0, function: { name: 'read_file', arguments: '' } }] }));
+      reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }));
+      reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: '"a"}' } }] }, 'tool_calls'));
+      expect(reader.finish()).toStrictEqual([listing, reading, finish]);
+    }
+
+    // Its name sent with the id again, after a call cut short.
+    const cut = new OpenAIChunkReader();
+    cut.push(delta({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":' } }] }));
+    cut.push(delta({ tool_calls: [{ index: 0, id: 'c2' }] }));
+    cut.push(delta({ tool_calls: [{ index: 0, id: 'c2', function: { name: 'read_file', arguments: '{"path":"a"}' } }] }, 'tool_calls'));
+    expect(cut.finish()).toStrictEqual([{ type: 'tool-call', id: 'c1', name: 'terminal', arguments: '{"command":' }, reading, finish]);
+
+    // Without an index alike.
+    const unindexed = new OpenAIChunkReader();
+    unindexed.push(delta({ tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '' } }] }));
+    unindexed.push(delta({ tool_calls: [{ id: 'c2', type: 'function' }] }));
+    unindexed.push(delta({ tool_calls: [{ function: { name: 'read_file', arguments: '{"path":"a"}' } }] }, 'tool_calls'));
+    expect(unindexed.finish()).toStrictEqual([listing, reading, finish]);
+  });
+
+  it('keeps a call whose later pieces carry another id, that id first sent over blank text, as one call', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1-more', function: { arguments: '' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1-more', function: { arguments: '{"path":' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1-more', function: { arguments: '"a"}' } }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it('ends the turn past the calls a turn may hold when every call at one index is opened by its id alone', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'k0', function: { name: 'list_directory', arguments: '' } }] }));
+    for (let n = 1; n < MAX_STREAMED_TOOL_CALLS; n++) {
+      reader.push(delta({ tool_calls: [{ index: 0, id: `k${n}` }] }));
+      reader.push(delta({ tool_calls: [{ index: 0, function: { name: 'list_directory', arguments: '' } }] }));
+    }
+    expect(reader.finish()).toHaveLength(MAX_STREAMED_TOOL_CALLS + 1);
+
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'one-more' }] }));
+    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { name: 'list_directory', arguments: '' } }] }))).toThrow(
+      new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`),
+    );
+  });
+
   it('keeps arguments sent whole when a later piece of the call brings empty or blank text, as a server repeating a call sends it', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: { command: 'ls -la' } } }] }));

@@ -146,6 +146,14 @@ export class OpenAIChunkReader {
   private readonly waitingIds = new Map<number, string>();
   /** The place of each call's id and each waiting id, the first for an id two calls were sent with. */
   private readonly placeOfId = new Map<string, number>();
+  /**
+   * An id sent alone (no name, no arguments, or blank text) at the place of a named call with another id whose
+   * arguments are not yet whole: the next call's id if a name follows there, or nothing, as a hosted server's later
+   * pieces each carry another id. Taken as the call's, a server numbering every call 0 that sends each id before its
+   * name had the turn end as the call's name changing when the next call's name came (a call of no arguments, sent
+   * none, then another). One a place, replaced by the next.
+   */
+  private readonly nextIds = new Map<number, string>();
   private finishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private textChars = 0;
@@ -369,10 +377,18 @@ export class OpenAIChunkReader {
    * its name over no arguments and its arguments under no name. Such a piece with no arguments either (none, or blank
    * text) after the call's whole ones opens the next call, its id kept for the pieces that fill it (`waitingIds`): it
    * made a call of no name, and, dropped, the pieces after it at that index went on with the whole call, joined to it.
+   * Before they are whole, its id is set aside (`nextIds`) for a name that follows to open the next call under it.
    */
   private indexOf(index: number, id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     this.possibleStart = undefined;
     const current = this.moved.get(index) ?? index;
+    const named = name !== undefined && name !== '';
+    const next = this.takeNextId(current, id, named, piece);
+    if (next !== undefined) {
+      const place = this.placeNextCall(next, index);
+      this.moved.set(index, place);
+      return place;
+    }
     const held = this.calls.get(current);
     // An id waiting at the index, or where a server's calls at it were moved, is the call it began there: a piece with
     // another id is another call. Taken as the waiting call's, c3's terminal was put up under c2's id, and c2's
@@ -391,11 +407,39 @@ export class OpenAIChunkReader {
     // Another id alone where one waits takes its place (see addToolCallDelta): moved each time, 15,000 of them left as
     // many ids waiting.
     if (held === undefined && (name === undefined || name === '') && !carriesArguments(piece)) return current;
-    if (held !== undefined && (name === undefined || name === '') && typeof held.arguments === 'string' && !held.text.closed) return current;
-    const next = this.newPlace();
-    this.moved.set(index, next);
-    this.movedFrom.set(next, index);
-    return next;
+    if (held !== undefined && !named && typeof held.arguments === 'string' && !held.text.closed) {
+      if (carriesArguments(piece) || held.name === '') return current;
+      this.nextIds.set(current, id);
+      return undefined;
+    }
+    const place = this.newPlace();
+    this.moved.set(index, place);
+    this.movedFrom.set(place, index);
+    return place;
+  }
+
+  /**
+   * The id sent alone after the call at `place` (`nextIds`), when this piece opens its call: it carries a name, and no
+   * id or that one. The next piece carrying a name or arguments there settles it either way.
+   */
+  private takeNextId(place: number, id: string | undefined, named: boolean, piece: string | Record<string, unknown> | undefined): string | undefined {
+    const next = this.nextIds.get(place);
+    if (next === undefined || (!named && !carriesArguments(piece))) return undefined;
+    this.nextIds.delete(place);
+    return named && (id === undefined || id === '' || id === next) ? next : undefined;
+  }
+
+  /**
+   * A place of its own for the call opened by the id `next` sent alone, its id waiting there for the piece that opens
+   * it; `index` is the index it was sent at, if any. Counted against the calls a turn may hold, as a waiting id is.
+   */
+  private placeNextCall(next: string, index: number | undefined): number {
+    if (this.calls.size + this.waitingIds.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
+    const place = this.newPlace();
+    if (index !== undefined) this.movedFrom.set(place, index);
+    this.waitingIds.set(place, next);
+    this.identify(next, place);
+    return place;
   }
 
   /**
@@ -417,6 +461,8 @@ export class OpenAIChunkReader {
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     const held = this.possibleStart;
     this.possibleStart = undefined;
+    const next = this.lastIndex === undefined ? undefined : this.takeNextId(this.lastIndex, id, name !== undefined && name !== '', piece);
+    if (next !== undefined) return this.placeNextCall(next, undefined);
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id, or where its id waits.
     const identified = id !== undefined && id !== '';
     const known = identified ? this.placeOfId.get(id) : undefined;
@@ -428,6 +474,11 @@ export class OpenAIChunkReader {
       const named = name !== undefined && name !== '';
       if (anonymous && (text === undefined || last.text.closed) && !carriesArguments(piece) && (!named || name === last.name)) {
         this.possibleStart = named ? name : held;
+        return undefined;
+      }
+      // Another id alone after a named call whose arguments are not yet whole may be the next call's (see `nextIds`).
+      if (identified && !named && !carriesArguments(piece) && last.name !== '' && last.id !== '' && text !== undefined && !last.text.closed) {
+        this.nextIds.set(this.lastIndex, id);
         return undefined;
       }
       // The last call's whole arguments sent again with no name (as an object, or as text holding the same object) are

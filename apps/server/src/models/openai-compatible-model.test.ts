@@ -753,6 +753,23 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('reads calls all sent at index 0, each opened by its own id alone and then its name, as a call each in the order they came', async () => {
+      // The first call takes no arguments and is sent none; the next one's id comes alone before its name.
+      const parts = await partsFrom([
+        `${callPiece({ index: 0, id: 'call_1', type: 'function', function: { name: 'list_directory', arguments: '' } })}\n\n`,
+        `${callPiece({ index: 0, id: 'call_2', type: 'function' })}\n\n${callPiece({ index: 0, function: { name: 'read_file', arguments: '' } })}\n\n`,
+        `${callPiece({ index: 0, function: { arguments: '{"path":' } })}\n\n${callPiece({ index: 0, function: { arguments: '"a.txt"}' } })}\n\n`,
+        `${callPiece({ index: 0, id: 'call_3', type: 'function' })}\n\n${callPiece({ index: 0, function: { name: 'terminal', arguments: '{"command":"ls"}' } })}\n\n${callsEnd}`,
+      ]);
+
+      expect(parts).toStrictEqual([
+        { type: 'tool-call', id: 'call_1', name: 'list_directory', arguments: '' },
+        { type: 'tool-call', id: 'call_2', name: 'read_file', arguments: '{"path":"a.txt"}' },
+        { type: 'tool-call', id: 'call_3', name: 'terminal', arguments: '{"command":"ls"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
+    });
+
     it('shows a refusal the server sends in place of the answer as the answer’s text, streamed or whole', async () => {
       const ofStreamed = await partsFrom([`${chunk({ role: 'assistant', content: null, refusal: '' })}\n\n${chunk({ refusal: "I can't help " })}\n\n${chunk({ refusal: 'with that.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
       const ofWhole = await partsOfWhole({ content: null, refusal: "I can't help with that." });
