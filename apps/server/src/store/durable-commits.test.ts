@@ -15,16 +15,22 @@ const strace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
  * strace log of `-e trace=write,pwrite64,fsync,fdatasync -y` (file descriptors shown with their paths).
  */
 function callsPerCommit(log: string): Map<string, string[]> {
-  const commits = new Map<string, string[]>();
-  let current: string[] | undefined;
+  return new Map([...threadCallsPerCommit(log)].map(([name, calls]) => [name, calls.map(({ call }) => call)]));
+}
+
+/** As callsPerCommit, each call with the thread that made it. */
+function threadCallsPerCommit(log: string): Map<string, { thread: number; call: string }[]> {
+  const commits = new Map<string, { thread: number; call: string }[]>();
+  let current: { thread: number; call: string }[] | undefined;
   for (const line of log.split('\n')) {
+    const thread = Number(/^(\d+) +/.exec(line)?.[1]);
     const call = line.replace(/^\d+ +/, '');
     const marker = /^write\(1<[^>]*>, "(begin|end) ([a-z ]+)\\n"/.exec(call);
     if (marker !== null) {
       current = marker[1] === 'begin' ? [] : undefined;
       if (current !== undefined) commits.set(marker[2]!, current);
     } else if (current !== undefined && call.length > 0) {
-      current.push(call);
+      current.push({ thread, call });
     }
   }
   return commits;
@@ -50,12 +56,14 @@ describe('SqliteStore commits that let calls run', () => {
       timeout: 60_000,
     });
     expect(traced.status, traced.stderr).toBe(0);
-    const commits = callsPerCommit(await readFile(log, 'utf8'));
+    const trace = await readFile(log, 'utf8');
+    const commits = callsPerCommit(trace);
     expect([...commits.keys()]).toStrictEqual([
       'chat',
       'run start',
       'message',
       'activity',
+      'call put up',
       'text',
       'allow',
       'tool end',
@@ -70,6 +78,19 @@ describe('SqliteStore commits that let calls run', () => {
       'run begun',
       'run begun unasked',
     ]);
+    // A call put up for the person lets nothing run: its commit is not synced on its way (the thread that writes its
+    // frames does not sync them), and the log is written out behind it from another thread, while the person reads
+    // the card (WalSyncAhead), so that the allow that follows has only its own pages to sync.
+    const putUp = threadCallsPerCommit(trace).get('call put up')!.filter(({ call }) => call.includes(`${DATABASE_FILE}-wal>`));
+    const writes = putUp.filter(({ call }) => call.startsWith('pwrite64('));
+    expect(writes.length).toBeGreaterThan(0);
+    const committer = writes[0]!.thread;
+    expect(writes.every(({ thread }) => thread === committer)).toBe(true);
+    const syncs = putUp.filter(({ call }) => /^f(data)?sync\(/.test(call));
+    expect(syncs.filter(({ thread }) => thread === committer)).toStrictEqual([]);
+    expect(syncs.length, putUp.map(({ thread, call }) => `${thread} ${call}`).join('\n')).toBeGreaterThan(0);
+    expect(putUp.indexOf(syncs.at(-1)!)).toBeGreaterThan(putUp.indexOf(writes.at(-1)!));
+    commits.delete('call put up');
     // A chat asking for confirmation, a run's start and end, a message, the chat's last activity, streamed text, a
     // tool's end with its answer, a deny, a rule's hit count: they let nothing run. Written to the log, synced by the
     // next commit that is.

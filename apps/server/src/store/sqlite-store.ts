@@ -31,6 +31,7 @@ import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
 import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-failure';
+import { WalSyncAhead } from './wal-sync-ahead';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
@@ -106,6 +107,7 @@ export class SqliteStore implements AirlockStore {
   private readonly appendEventsTransaction;
   private readonly deleteSessionTransaction;
   private readonly beginRunTransaction;
+  private readonly syncAhead: WalSyncAhead;
   private closed = false;
 
   private constructor(
@@ -114,6 +116,7 @@ export class SqliteStore implements AirlockStore {
     jsonImport: JsonImportReport,
   ) {
     this.jsonImport = jsonImport;
+    this.syncAhead = new WalSyncAhead(`${file}-wal`);
     this.statements = prepareStatements(db);
     const s = this.statements;
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
@@ -290,7 +293,10 @@ export class SqliteStore implements AirlockStore {
    */
   private committed(inputs: readonly AppendEventInput[], commit: () => void): void {
     if (inputs.some(letsACallRun)) commit();
-    else this.unsynced(commit);
+    else {
+      this.unsynced(commit);
+      if (leavesACallWaiting(inputs)) this.syncAhead.request();
+    }
   }
 
   /**
@@ -400,6 +406,7 @@ export class SqliteStore implements AirlockStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.syncAhead.close();
     this.db.close();
   }
 
@@ -588,6 +595,20 @@ function prepareStatements(db: Database) {
 function letsACallRun(input: AppendEventInput): boolean {
   const change = input.ledger;
   return change !== undefined && ((change.kind === 'decision' && change.decision === 'allow') || change.kind === 'running');
+}
+
+/**
+ * Whether the commit of `inputs` leaves a call waiting for the person, whose allow will be a synced commit (see
+ * WalSyncAhead): one put up for a decision and not decided in the same commit, as a rule's deny is.
+ */
+function leavesACallWaiting(inputs: readonly AppendEventInput[]): boolean {
+  const waiting = new Set<string>();
+  for (const { ledger } of inputs) {
+    if (ledger === undefined) continue;
+    if (ledger.kind === 'start' && ledger.approvalId !== '') waiting.add(ledger.toolCallId);
+    else waiting.delete(ledger.toolCallId);
+  }
+  return waiting.size > 0;
 }
 
 function grantParameters(grant: StoredGrant): Record<string, unknown> {
