@@ -140,17 +140,26 @@ const spent: (() => Promise<void>)[] = [];
 const rounds = quick ? 8 : 33;
 const burst = capacity.runBurst;
 
+/**
+ * The time a person takes to read a card before deciding, in the rounds that model one: no one decides within a
+ * millisecond of the card showing, and what a server does in that time (see WalSyncAhead) is part of its design.
+ */
+const PERSON_READS_MS = 20;
+const personReads = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** A deny runs no tool in either design: its round trip is the design's own cost, with nothing of the tool's. */
 type Decision = 'allow' | 'deny';
 
 /** Through @airlock/client; also splits each sample into client, wire-and-server and client parts. */
-async function airlockRound(round: number, samples: number[], parts: [number[], number[], number[]], decision: Decision = 'allow'): Promise<void> {
+async function airlockRound(round: number, samples: number[], parts: [number[], number[], number[]], decision: Decision = 'allow', pauseMs = 0): Promise<void> {
   const { trpc, close } = connect(TimedWebSocket);
   await trpc.model.info.query();
   for (let i = 0; i < burst; i++) {
-    const sessionId = `rt-${decision}-${round}-${i}`;
-    const run = watch(trpc, sessionId, `rt-run-${decision}-${round}-${i}`);
+    const kind = pauseMs > 0 ? `${decision}-after-${pauseMs}ms` : decision;
+    const sessionId = `rt-${kind}-${round}-${i}`;
+    const run = watch(trpc, sessionId, `rt-run-${kind}-${round}-${i}`);
     const approvalId = await run.approvalId;
+    if (pauseMs > 0) await personReads(pauseMs);
     const sent = performance.now();
     await trpc.chat.confirmTool.mutate({ sessionId, approvalId, decision });
     const toolEndAt = await run.toolEnd;
@@ -212,9 +221,9 @@ async function rawRound(round: number, samples: number[]): Promise<void> {
 }
 
 /** The seed design (seed-design-server.ts): events as server-sent events, the decision as a POST, both with fetch. */
-async function seedRound(round: number, samples: number[], toolTimes: number[], decision: Decision = 'allow'): Promise<void> {
+async function seedRound(round: number, samples: number[], toolTimes: number[], decision: Decision = 'allow', pauseMs = 0): Promise<void> {
   for (let i = 0; i < burst; i++) {
-    const sessionId = `seed-${decision}-${round}-${i}`;
+    const sessionId = `seed-${decision}${pauseMs > 0 ? `-after-${pauseMs}ms` : ''}-${round}-${i}`;
     const response = await fetch(`${seedUrl}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: sessionId, message: 'go' }) });
     const events = serverSentEvents(response.body!);
     let approvalId: string | undefined;
@@ -222,6 +231,7 @@ async function seedRound(round: number, samples: number[], toolTimes: number[], 
       const event = (await events.next()).value as { type: string; approval_id?: string } | undefined;
       if (event?.type === 'tool_start') approvalId = event.approval_id;
     }
+    if (pauseMs > 0) await personReads(pauseMs);
     const sent = performance.now();
     const answer = await fetch(`${seedUrl}/tool-confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approval_id: approvalId, session_id: sessionId, decision }) });
     const { resolved } = (await answer.json()) as { resolved: boolean };
@@ -260,12 +270,17 @@ if (sections.has('round-trip')) {
   const airlockDeny: number[] = [];
   const denyParts: [number[], number[], number[]] = [[], [], []];
   const seedDeny: number[] = [];
+  const airlockPaused: number[] = [];
+  const pausedParts: [number[], number[], number[]] = [[], [], []];
+  const seedPaused: number[] = [];
   for (let round = 0; round < rounds; round++) {
     await airlockRound(round, airlock, parts);
     await rawRound(round, raw);
     await seedRound(round, seed, toolTimes);
     await airlockRound(round, airlockDeny, denyParts, 'deny');
     await seedRound(round, seedDeny, [], 'deny');
+    await airlockRound(round, airlockPaused, pausedParts, 'allow', PERSON_READS_MS);
+    await seedRound(round, seedPaused, [], 'allow', PERSON_READS_MS);
   }
   const p50 = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
   console.log(`Approval round trip (confirm sent → tool-end received), ${airlock.length} iterations each after ${burst} warm-up, clients taking turns:`);
@@ -284,6 +299,13 @@ if (sections.has('round-trip')) {
   );
   console.log(`  seed design (SSE + POST, fetch), Node:      ${summary(seedDeny)}`);
   console.log(`  seed design p50 / @airlock/client p50: ${(p50(seedDeny) / p50(airlockDeny)).toFixed(2)}×`);
+  console.log(`Allow round trip sent ${PERSON_READS_MS} ms after the card arrived (a person reading it), ${airlockPaused.length} iterations each, taking turns with the above:`);
+  console.log(`  @airlock/client:                            ${summary(airlockPaused)}`);
+  console.log(
+    `    p50 of its parts: client until the frame is written ${ms(p50(pausedParts[0]))} ms; wire and server until the first answer ${ms(p50(pausedParts[1]))} ms; client from there to onData(tool-end) ${ms(p50(pausedParts[2]))} ms`,
+  );
+  console.log(`  seed design (SSE + POST, fetch), Node:      ${summary(seedPaused)}`);
+  console.log(`  seed design p50 / @airlock/client p50: ${(p50(seedPaused) / p50(airlockPaused)).toFixed(2)}×`);
 }
 
 // 1b. The floor on this machine: a bare WebSocket echo between two processes (no tRPC, no Airlock), sent at once
