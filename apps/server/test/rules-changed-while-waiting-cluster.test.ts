@@ -1,5 +1,5 @@
 import { ChatService, type AppendEventInput, type Cluster, type ClusterMessage, type RuleService } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ToolCall } from '@airlock/core';
+import { ApprovalRegistry, defineTool, toolResultText, type AnyTool, type ChatModel, type ToolCall } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { link, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -350,6 +350,44 @@ describe.skipIf(!postgres.available)('a waiting call denied by a rule, with seve
     expect(told).toStrictEqual([
       { type: 'tool-decision', toolCallId: key!.toolCallId, approvalId: key!.approvalId, decision: 'deny', source: 'rule', reason: expect.stringContaining('secret/**'), ruleId: rule.rule.id, rule: rule.description },
     ]);
+    // The person's own rule: the model is not told it came from the workspace's rules file.
+    const ended = (await b.store.loadEvents('r1', 0)).find((event) => event.type === 'tool-end');
+    expect(ended).toMatchObject({ outcome: 'denied', result: toolResultText.deniedByRule('read_file', told[0]!.reason!) });
+    expect(read).toStrictEqual([]);
+  });
+
+  it("tells a deny of a rule of the workspace's rules file on an owner that died before the run said so, read back from the row by the instance taking the run over, as the owner would have: that the rule came from that file", async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    const read: string[] = [];
+    const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'secret/key' } }), textStep('done')]);
+    let reached!: () => void;
+    let drop!: () => void;
+    const held = { reached: () => reached(), dropped: new Promise<void>((resolve) => (drop = resolve)) };
+    const deniedOnA = new Promise<void>((resolve) => (reached = resolve));
+    const a = await clusterInstance(db, cleanups, { name: 'a', model: model(), tools: () => [readTool(read)], workspace, leaseMs: 600, asStore: (store) => diesBeforeRuleDenyIsTold(store, held) });
+    const bModel = new ScriptedModel([textStep('done')]);
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: bModel, tools: () => [readTool(read)], workspace, leaseMs: 300 });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
+    const [key] = await waitingCalls(b.chat, 's', 1);
+    // Written into the workspace while the call waits (by a call, a checkout): A reads it, and its deny rule applies untrusted.
+    await mkdir(join(workspace, '.airlock'));
+    await writeFile(join(workspace, '.airlock', 'rules.json'), JSON.stringify({ version: 1, rules: [{ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, reason: 'keys stay put' }] }));
+    const [rule] = (await a.rules.list()).filter((listed) => !listed.editable);
+    await deniedOnA;
+    const crashed = a.crash();
+    drop();
+    await crashed;
+
+    await vi.waitFor(async () => expect((await b.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 30_000, interval: 50 });
+    const events = await b.store.loadEvents('r1', 0);
+    const told = events.filter((event) => event.type === 'tool-decision');
+    expect(told).toStrictEqual([
+      { type: 'tool-decision', toolCallId: key!.toolCallId, approvalId: key!.approvalId, decision: 'deny', source: 'rule', reason: expect.stringContaining('keys stay put'), ruleId: rule!.rule.id, rule: rule!.description },
+    ]);
+    const result = toolResultText.deniedByRule('read_file', told[0]!.reason!, true);
+    expect(events.find((event) => event.type === 'tool-end')).toMatchObject({ toolCallId: key!.toolCallId, outcome: 'denied', result });
+    expect(bModel.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: result });
     expect(read).toStrictEqual([]);
   });
 });

@@ -1466,7 +1466,9 @@ export class ChatService {
         decision: outcome.decision,
         source: outcome.source === 'grant' || outcome.source === 'system' || outcome.source === 'rule' ? outcome.source : 'user',
         ...(outcome.source === 'rule' && outcome.reason !== undefined ? { reason: outcome.reason } : {}),
-        ...(outcome.source === 'rule' && outcome.verdict !== undefined ? { rule: { ruleId: outcome.verdict.ruleId, text: outcome.verdict.description } } : {}),
+        ...(outcome.source === 'rule' && outcome.verdict !== undefined
+          ? { rule: { ruleId: outcome.verdict.ruleId, text: outcome.verdict.description, ...(outcome.verdict.fromWorkspaceFile === true ? { fromWorkspaceFile: true } : {}) } }
+          : {}),
         ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
         decidedAt: Date.now(),
         ...(run.fence === undefined ? {} : { fence: run.fence }),
@@ -3379,14 +3381,23 @@ function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
 }
 
 /**
- * A rule's deny as its row keeps it: its verdict rebuilt from the rule and how it read, so the run tells it as the
- * rule's, as where the rule denied it. Undefined for another decision, or a row that kept no rule.
+ * A rule's deny as its row keeps it: its verdict rebuilt from the rule, how it read and whether it came from the
+ * workspace's rules file, so the run tells it as the rule's, as where the rule denied it. Undefined for another
+ * decision, or a row that kept no rule.
  */
 function recordedRuleDeny(record: ToolCallRecord): { verdict: PolicyVerdict } | undefined {
   if (record.decision !== 'deny' || record.source !== 'rule' || record.decidedByRule === null) return undefined;
   // Without the rule's text (a row written before it was kept), the rule's own message, someone else's words: quoted.
   const description = record.decidedByRuleText !== null ? reasonParts(record.decidedByRuleText) : record.reason === null ? [] : [quote(record.reason)];
-  return { verdict: { effect: 'deny', ruleId: record.decidedByRule, description, ...(record.reason === null ? {} : { message: record.reason }) } };
+  return {
+    verdict: {
+      effect: 'deny',
+      ruleId: record.decidedByRule,
+      description,
+      ...(record.reason === null ? {} : { message: record.reason }),
+      ...(record.decidedByRuleFromWorkspaceFile === true ? { fromWorkspaceFile: true } : {}),
+    },
+  };
 }
 
 function claimedOutcome(claim: Extract<ClaimDecisionResult, { status: 'already-decided' }>): DecisionOutcome {

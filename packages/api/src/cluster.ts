@@ -97,8 +97,9 @@ export interface ClaimDecisionInput {
   /**
    * With a deny by a rule (source "rule"): the rule and how it read, kept with the decision as the ledger keeps a
    * rule's decision, so an owner that reads the row back (a takeover, a resync) tells it as the rule's, not a bare reason.
+   * `fromWorkspaceFile`: the rule came from the workspace's rules file, which that owner tells the model too. Default false.
    */
-  rule?: { ruleId: string; text: ShownReason };
+  rule?: { ruleId: string; text: ShownReason; fromWorkspaceFile?: boolean };
   decidedAt: number;
   by?: DecidedBy;
   /** With a person's allow: the arguments they edited the call to (checked against the tool's schema already). */

@@ -397,6 +397,12 @@ export interface ToolCallRecord {
    * in rows recorded before reasons were typed.
    */
   decidedByRuleText: ShownReason | null;
+  /**
+   * With a rule's deny claimed on the row (several instances: a rule changed while the call waited): the rule came from
+   * the workspace's rules file, not the person's own rules. Absent otherwise; a rule's decision written from the run's
+   * events (one instance's ledger) says where its rule came from in `decidedByRuleText` alone.
+   */
+  decidedByRuleFromWorkspaceFile?: true;
   decidedAt: number | null;
   connectionId: string | null;
   clientLabel: string | null;

@@ -11,7 +11,7 @@ import { resolveLocalhostAsStock } from '../http/test-support';
 import { postgresMigrations } from './postgres-migrations';
 import { channelName, MESSAGES_PER_READ, PostgresStore, SESSION_PAGE_QUERIES, type PostgresStoreOptions } from './postgres-store';
 import { StoreError } from './store-error';
-import { appendAll, postgresSchemaAt, run, session, startChange, statusEvent } from './test-support';
+import { appendAll, insertOldPostgresCall, postgresSchemaAt, run, session, startChange, statusEvent } from './test-support';
 
 const postgres = await probeTestDatabase();
 const POLL = { timeout: 20_000, interval: 20 };
@@ -482,6 +482,34 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await using a = await openStore(database, 'a');
     expect((await a.listClaimableRuns()).map((stored) => stored.runId)).toStrictEqual(['given-up']);
     expect(await a.claimRun('given-up')).toBe(4);
+  });
+
+  it('migration 13 on a schema at version 12: a rule’s deny claimed before it reads as not from the workspace’s rules file; a claim from now on keeps where its rule came from', async () => {
+    await using database = await openTestDatabase();
+    await postgresSchemaAt(database, 12);
+    await withClient(async (client) => {
+      await client.query(`INSERT INTO "${database.schema}".sessions (session_id, title, created_at, updated_at, confirm_tool_calls) VALUES ('s', 't', 1, 1, true)`);
+      await client.query(`INSERT INTO "${database.schema}".runs (run_id, session_id, options, started_at, owner, fence, lease_until) VALUES ('r', 's', '{}', 1, NULL, 1, NULL)`);
+    });
+    const text = 'Deny commands starting with `curl` everywhere';
+    await insertOldPostgresCall(database.schema, { decision: 'deny', source: 'rule', reason: 'no network', decided_by_rule: 'rule_1', decided_by_rule_text: text, decided_at: 11_000 });
+    await using a = await openStore(database, 'a');
+    const fence = await a.claimRun('r');
+    await a.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('call-2', 10_001), fence },
+      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: waitingChange('call-3', 10_002), fence },
+    ]);
+    const byRule = (toolCallId: string, fromWorkspaceFile: boolean) =>
+      a.claimDecision({ sessionId: 's', approvalId: `approval-${toolCallId}`, decision: 'deny', source: 'rule', reason: 'no network', rule: { ruleId: 'rule_2', text, fromWorkspaceFile }, decidedAt: 12_000, fence });
+    expect(await byRule('call-2', true)).toMatchObject({ status: 'resolved' });
+    expect(await byRule('call-3', false)).toMatchObject({ status: 'resolved' });
+
+    const calls = await a.listRunToolCalls('r');
+    expect(calls.map((call) => [call.toolCallId, call.decidedByRule, call.decidedByRuleFromWorkspaceFile])).toStrictEqual([
+      ['call-1', 'rule_1', undefined],
+      ['call-2', 'rule_2', true],
+      ['call-3', 'rule_2', undefined],
+    ]);
   });
 
   it('reads a page of chats along an index from where the last page ended, in byte order whatever the collation: no sort of every row', async () => {

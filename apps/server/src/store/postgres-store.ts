@@ -165,7 +165,7 @@ const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reas
 /** A run as read: with whether a person stopped it while no instance could hear it. */
 const RUN_READ_COLUMNS = `${RUN_COLUMNS}, cancel_requested`;
 const LEDGER_COLUMNS =
-  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, asked_because, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
+  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, shown_tool, exact_grants_only, asked_because, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_by_rule_from_workspace_file, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
 const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
 
 /**
@@ -891,7 +891,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   private async claimRow(client: Queryable, input: ClaimDecisionInput): Promise<LedgerRow | undefined> {
     const { rows } = await client.query<LedgerRow>(
       `WITH claimed AS (UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9,
-         edited_arguments = $10, decided_by_rule = $13, decided_by_rule_text = $14
+         edited_arguments = $10, decided_by_rule = $13, decided_by_rule_text = $14, decided_by_rule_from_workspace_file = $15
        FROM runs AS r
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
          AND ($11::bigint IS NULL OR r.fence = $11::bigint)
@@ -915,6 +915,7 @@ export class PostgresStore implements AirlockStore, Cluster {
         this.channel,
         input.rule?.ruleId ?? null,
         input.rule === undefined ? null : storedReasonText(input.rule.text),
+        input.rule?.fromWorkspaceFile === true,
       ],
     );
     return rows[0];

@@ -55,6 +55,8 @@ export interface LedgerRow {
   decided_by_rule: string | null;
   /** Null in rows written before migration 006 (SQLite) or 003 (PostgreSQL). */
   decided_by_rule_text: string | null;
+  /** PostgreSQL only (its migration 013): the rule of a deny claimed on the row came from the workspace's rules file. */
+  decided_by_rule_from_workspace_file?: boolean;
   decided_at: number | null;
   connection_id: string | null;
   client_label: string | null;
@@ -255,6 +257,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     decidedByGrant: row.decided_by_grant,
     decidedByRule: row.decided_by_rule,
     decidedByRuleText: row.decided_by_rule_text === null ? null : storedReason(row.decided_by_rule_text),
+    ...(row.decided_by_rule_from_workspace_file === true ? { decidedByRuleFromWorkspaceFile: true as const } : {}),
     decidedAt: row.decided_at,
     connectionId: row.connection_id,
     clientLabel: row.client_label,

@@ -11,6 +11,7 @@ import { sql as sessionActivityIndex } from './009-session-activity-index';
 import { sql as exactGrantsOnly } from './010-exact-grants-only';
 import { sql as askedBecause } from './011-asked-because';
 import { sql as handOverHoldOff } from './012-hand-over-hold-off';
+import { sql as ruleFromWorkspaceFile } from './013-rule-from-workspace-file';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -26,6 +27,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 10, name: 'exact-grants-only', sql: exactGrantsOnly },
   { version: 11, name: 'asked-because', sql: askedBecause },
   { version: 12, name: 'hand-over-hold-off', sql: handOverHoldOff },
+  { version: 13, name: 'rule-from-workspace-file', sql: ruleFromWorkspaceFile },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
