@@ -154,6 +154,50 @@ describe('OpenAIChunkReader', () => {
     );
   });
 
+  it('keeps an id sent alone and then replaced by another id alone to its own call, listed where its id came, the pieces with no id after it its own', () => {
+    const readFile = { type: 'tool-call', id: 'a', name: 'read_file', arguments: '{"path":"x"}' };
+    const terminal = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
+    const finish = { type: 'finish', reason: 'tool-calls' };
+    const read = (pieces: Record<string, unknown>[]) => {
+      const reader = new OpenAIChunkReader();
+      for (const piece of pieces) reader.push(delta({ tool_calls: [piece] }));
+      return reader.finish();
+    };
+
+    // a's id alone, then b's, then each call opened by its id, at index 0 or without an index.
+    expect(read([{ index: 0, id: 'a' }, { index: 0, id: 'b' }, { index: 0, id: 'a', function: { name: 'read_file', arguments: '{"path":"x"}' } }, { index: 0, id: 'b', function: { name: 'terminal', arguments: '{"command":"ls"}' } }])).toStrictEqual([readFile, terminal, finish]);
+    expect(read([{ id: 'a' }, { id: 'b' }, { id: 'a', function: { name: 'read_file', arguments: '{"path":"x"}' } }, { id: 'b', function: { name: 'terminal', arguments: '{"command":"ls"}' } }])).toStrictEqual([readFile, terminal, finish]);
+    // Each call's name with its id, its arguments after it with no id: they are that call's, not joined to a's.
+    expect(
+      read([
+        { index: 0, id: 'a' },
+        { index: 0, id: 'b' },
+        { index: 0, id: 'a', function: { name: 'read_file' } },
+        { index: 0, function: { arguments: '{"path":"x"}' } },
+        { index: 0, id: 'b', function: { name: 'terminal' } },
+        { index: 0, function: { arguments: '{"command":"ls"}' } },
+      ]),
+    ).toStrictEqual([readFile, terminal, finish]);
+    // b's call opened with no id, then a piece with a's id: a's own, not joined to b's open text.
+    expect(read([{ index: 0, id: 'a' }, { index: 0, id: 'b' }, { index: 0, function: { name: 'read_file', arguments: '{"path":' } }, { index: 0, id: 'a', function: { arguments: '"x"}' } }])).toStrictEqual([
+      { type: 'tool-call', id: 'b', name: 'read_file', arguments: '{"path":' },
+      { type: 'tool-call', id: 'a', name: '', arguments: '"x"}' },
+      finish,
+    ]);
+    // Only the latest id replaced is kept, so ids alone hold a place each: a, replaced twice, is forgotten, and its call, its own still, comes after b's.
+    expect(
+      read([
+        ...['a', 'b', 'c'].map((id) => ({ index: 0, id })),
+        ...['a', 'b', 'c'].flatMap((id) => [{ index: 0, id, function: { name: `${id}_tool` } }, { index: 0, function: { arguments: `{"${id}":1}` } }]),
+      ]),
+    ).toStrictEqual([
+      { type: 'tool-call', id: 'b', name: 'b_tool', arguments: '{"b":1}' },
+      { type: 'tool-call', id: 'a', name: 'a_tool', arguments: '{"a":1}' },
+      { type: 'tool-call', id: 'c', name: 'c_tool', arguments: '{"c":1}' },
+      finish,
+    ]);
+  });
+
   it('keeps arguments sent whole when a later piece of the call brings empty or blank text, as a server repeating a call sends it', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: { command: 'ls -la' } } }] }));

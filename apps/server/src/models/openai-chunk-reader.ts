@@ -144,7 +144,15 @@ export class OpenAIChunkReader {
    * name, and one filled by a piece with another id was two calls, the first of no name.
    */
   private readonly waitingIds = new Map<number, string>();
-  /** The place of each call's id and each waiting id, the first for an id two calls were sent with. */
+  /**
+   * The id sent alone that the id waiting at a place replaced there (the latest; one before it is forgotten, so ids
+   * sent alone still hold one place each). Forgotten at once, its call opened later by a piece with its id was placed
+   * after every other, and the waiting id that replaced it, opened by its own id, left that index's pieces with no id
+   * going to the first: two ids alone at index 0, then a's name, a's arguments, b's name, b's arguments, were put up as
+   * b's call of no arguments and a's with both calls' arguments joined.
+   */
+  private readonly replacedIds = new Map<number, string>();
+  /** The place of each call's id, each waiting id and each replaced one, the first for an id two calls were sent with. */
   private readonly placeOfId = new Map<string, number>();
   /**
    * An id sent alone (no name, no arguments, or blank text) at the place of a named call with another id whose
@@ -303,19 +311,14 @@ export class OpenAIChunkReader {
       const opens = Boolean(named) || carriesArguments(piece ?? undefined);
       if (!opens && !delta.id) return;
       // An id waiting counts as a call: each one alone was kept, and every later piece looked through them all.
-      const waiting = this.waitingIds.get(index);
-      if (waiting === undefined && this.calls.size + this.waitingIds.size >= MAX_STREAMED_TOOL_CALLS) {
+      if (!this.waitingIds.has(index) && this.calls.size + this.waitingIds.size >= MAX_STREAMED_TOOL_CALLS) {
         throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
       }
       if (!opens && delta.id) {
-        // Another id alone where one waits takes its place: the first made no call.
-        if (waiting !== undefined && this.placeOfId.get(waiting) === index) this.placeOfId.delete(waiting);
-        this.waitingIds.set(index, delta.id);
-        this.identify(delta.id, index);
+        this.waitAt(index, delta.id);
         return;
       }
-      call = { id: waiting ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
-      this.waitingIds.delete(index);
+      call = { id: this.openWaiting(index, delta.id ?? undefined) ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
       this.calls.set(index, call);
     }
     this.lastIndex = index;
@@ -401,7 +404,14 @@ export class OpenAIChunkReader {
     // is one sent at an index that holds nothing yet, as some servers give each of a turn's calls the same id (sent
     // alone before the call's name, that one failed the turn).
     const known = this.placeOfId.get(id);
-    if (known !== undefined && (known < MAX_STREAMED_TOOL_CALLS ? known : this.movedFrom.get(known)) === index) return known;
+    if (known !== undefined && this.originOf(known) === index) {
+      // A call opened at the place its id waited is the one the pieces after it at this index, with no id, go on with.
+      if (!this.calls.has(known) && (named || carriesArguments(piece))) {
+        if (known === index) this.moved.delete(index);
+        else this.moved.set(index, known);
+      }
+      return known;
+    }
     if (known !== undefined && holder !== undefined && (name === undefined || name === '')) throw new MalformedChunkError(`a piece of a tool call came at index ${index} with the id of a call not sent there`);
     if (holder === undefined || holder === '') return current;
     // Another id alone where one waits takes its place (see addToolCallDelta): moved each time, 15,000 of them left as
@@ -519,6 +529,49 @@ export class OpenAIChunkReader {
     const waiting = this.waitingWithoutIndex();
     if (waiting !== undefined && (!identified || ((name === undefined || name === '') && !carriesArguments(piece)))) return waiting;
     return this.newPlace();
+  }
+
+  /**
+   * Keeps `id`, sent alone, waiting at `place`. Another id alone where one waits takes its place (a waiting id each,
+   * 15,000 of them held the server 8 s), the one it replaced kept beside it (`replacedIds`) and one before that forgotten.
+   */
+  private waitAt(place: number, id: string): void {
+    const waiting = this.waitingIds.get(place);
+    if (waiting === id) return;
+    const replaced = this.replacedIds.get(place);
+    if (replaced !== undefined && replaced !== id && this.placeOfId.get(replaced) === place) this.placeOfId.delete(replaced);
+    if (waiting === undefined) this.replacedIds.delete(place);
+    else this.replacedIds.set(place, waiting);
+    this.waitingIds.set(place, id);
+    this.identify(id, place);
+  }
+
+  /**
+   * The id of the call a piece bearing `id` (or none) opens at `place`: the replaced id there when it bears that one,
+   * else the id waiting there, if any. The other one waits on at a place of its own, after the others, while the turn
+   * has room for it, and is forgotten when not: its call was not yet begun, and a piece with its id then starts one.
+   */
+  private openWaiting(place: number, id: string | undefined): string | undefined {
+    const [waiting, replaced] = [this.waitingIds.get(place), this.replacedIds.get(place)];
+    this.waitingIds.delete(place);
+    this.replacedIds.delete(place);
+    const [own, other] = id !== undefined && id === replaced ? [replaced, waiting] : [waiting, replaced];
+    if (other === undefined || this.placeOfId.get(other) !== place) return own;
+    if (this.calls.size + this.waitingIds.size + 2 > MAX_STREAMED_TOOL_CALLS) {
+      this.placeOfId.delete(other);
+      return own;
+    }
+    const next = this.newPlace();
+    const origin = this.originOf(place);
+    if (origin !== undefined) this.movedFrom.set(next, origin);
+    this.waitingIds.set(next, other);
+    this.placeOfId.set(other, next);
+    return own;
+  }
+
+  /** The index the call or id at `place` was sent at: the place itself below 64, the index it was moved off after. */
+  private originOf(place: number): number | undefined {
+    return place < MAX_STREAMED_TOOL_CALLS ? place : this.movedFrom.get(place);
   }
 
   /** A place from 64 on that nothing has had: found by looking past the others, each piece went through all of them. */

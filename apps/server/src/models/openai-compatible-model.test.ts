@@ -770,6 +770,20 @@ describe('OpenAICompatibleModel', () => {
       ]);
     });
 
+    it('reads two ids sent alone one after another at index 0, each call then opened by its id, its arguments after it with no id, as a call each in the order the ids came', async () => {
+      const parts = await partsFrom([
+        `${callPiece({ index: 0, id: 'call_a', type: 'function' })}\n\n${callPiece({ index: 0, id: 'call_b', type: 'function' })}\n\n`,
+        `${callPiece({ index: 0, id: 'call_a', function: { name: 'read_file', arguments: '' } })}\n\n${callPiece({ index: 0, function: { arguments: '{"path":"a.txt"}' } })}\n\n`,
+        `${callPiece({ index: 0, id: 'call_b', function: { name: 'terminal', arguments: '' } })}\n\n${callPiece({ index: 0, function: { arguments: '{"command":"ls"}' } })}\n\n${callsEnd}`,
+      ]);
+
+      expect(parts).toStrictEqual([
+        { type: 'tool-call', id: 'call_a', name: 'read_file', arguments: '{"path":"a.txt"}' },
+        { type: 'tool-call', id: 'call_b', name: 'terminal', arguments: '{"command":"ls"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
+    });
+
     it('shows a refusal the server sends in place of the answer as the answer’s text, streamed or whole', async () => {
       const ofStreamed = await partsFrom([`${chunk({ role: 'assistant', content: null, refusal: '' })}\n\n${chunk({ refusal: "I can't help " })}\n\n${chunk({ refusal: 'with that.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
       const ofWhole = await partsOfWhole({ content: null, refusal: "I can't help with that." });
