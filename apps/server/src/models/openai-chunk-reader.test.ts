@@ -10,6 +10,7 @@ import {
   MAX_TURN_ARGUMENT_CHARS,
   MAX_TURN_TEXT_CHARS,
   OpenAIChunkReader,
+  WITHHELD_REASONING,
 } from './openai-chunk-reader';
 
 const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({ choices: [{ index: 0, delta: value, finish_reason: finishReason }] });
@@ -29,6 +30,20 @@ describe('OpenAIChunkReader', () => {
     expect(reader.push(delta({ reasoning_content: 'Run ls.', reasoning: '' }))).toStrictEqual([{ type: 'reasoning-delta', text: 'Run ls.' }]);
     expect(reader.push(delta({ reasoning_content: '', reasoning: '', content: 'Here.' }, 'stop'))).toStrictEqual([{ type: 'text-delta', text: 'Here.' }]);
     expect(reader.finish()).toStrictEqual([{ type: 'finish', reason: 'stop' }]);
+  });
+
+  it('reads thinking_blocks sent beside reasoning_content with the same thinking once, and redacted ones as the marker once a turn', () => {
+    const reader = new OpenAIChunkReader();
+    const block = (thinking: string, signature = '') => ({ type: 'thinking', thinking, signature });
+
+    expect(reader.push(delta({ reasoning_content: 'a', thinking_blocks: [block('a')] }))).toStrictEqual([{ type: 'reasoning-delta', text: 'a' }]);
+    expect(reader.push(delta({ reasoning: 'b', thinking_blocks: [block('b')] }))).toStrictEqual([{ type: 'reasoning-delta', text: 'b' }]);
+    expect(reader.push(delta({ thinking_blocks: [block('c'), block('', 'sig'), { type: 'thinking', signature: 'sig' }] }))).toStrictEqual([{ type: 'reasoning-delta', text: 'c' }]);
+    // A block holding only its signature, beside empty reasoning_content, is nothing to show.
+    expect(reader.push(delta({ reasoning_content: '', thinking_blocks: [block('', 'sig')] }))).toStrictEqual([]);
+    expect(reader.push(delta({ thinking_blocks: [{ type: 'redacted_thinking', data: 'secret' }] }))).toStrictEqual([{ type: 'reasoning-delta', text: WITHHELD_REASONING }]);
+    expect(reader.push(delta({ thinking_blocks: [{ type: 'redacted_thinking', data: 'secret' }] }))).toStrictEqual([]);
+    expect(reader.progress).toBe(4);
   });
 
   it('reads a function_call sent beside the same call in tool_calls once, as the tool call', () => {
@@ -414,14 +429,15 @@ describe('OpenAIChunkReader', () => {
   });
 
   it.each([
-    ['content', 'text'],
-    ['reasoning_content', 'reasoning'],
-  ])('passes %s up to the limit of a turn and refuses one character more, naming it', (field, name) => {
+    ['content', 'text', (text: string) => text],
+    ['reasoning_content', 'reasoning', (text: string) => text],
+    ['thinking_blocks', 'reasoning', (text: string) => [{ type: 'thinking', thinking: text, signature: '' }]],
+  ])('passes %s up to the limit of a turn and refuses one character more, naming it', (field, name, sent) => {
     const reader = new OpenAIChunkReader();
     const piece = 'x'.repeat(100_000);
     let passed = 0;
-    for (let i = 0; i < MAX_TURN_TEXT_CHARS / piece.length; i++) passed += reader.push(delta({ [field]: piece })).length;
+    for (let i = 0; i < MAX_TURN_TEXT_CHARS / piece.length; i++) passed += reader.push(delta({ [field]: sent(piece) })).length;
     expect(passed).toBe(MAX_TURN_TEXT_CHARS / piece.length);
-    expect(() => reader.push(delta({ [field]: 'x' }))).toThrow(`the ${name} of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+    expect(() => reader.push(delta({ [field]: sent('x') }))).toThrow(`the ${name} of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
   });
 });

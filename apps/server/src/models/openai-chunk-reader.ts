@@ -40,6 +40,14 @@ const textPartSchema = z.object({ type: z.string(), text: z.string().nullish() }
 const reasoningSchema = z.union([z.string(), z.array(textPartSchema)]);
 
 /**
+ * A block of a model's thinking as a proxy passes it on (`thinking_blocks`, beside or instead of `reasoning_content`):
+ * `{"type": "thinking", "thinking": "…", "signature": "…"}`, a block holding only its signature (its `thinking` empty
+ * or left out) showing nothing, or `{"type": "redacted_thinking", "data": "…"}`. The signature and the data are not
+ * read: reasoning is not sent back to the model (openai-messages.ts).
+ */
+const thinkingBlockSchema = z.object({ type: z.string(), thinking: z.string().nullish() });
+
+/**
  * A part of content sent as a list of parts, as some servers send the answer's text: `{"type": "text", "text": "Hi"}`,
  * and reasoning models their thinking: `{"type": "thinking", "thinking": [{"type": "text", "text": "…"}]}`.
  */
@@ -77,6 +85,7 @@ const chunkSchema = z.object({
             refusal: z.string().nullish(),
             reasoning_content: reasoningSchema.nullish(),
             reasoning: reasoningSchema.nullish(),
+            thinking_blocks: z.array(thinkingBlockSchema).nullish(),
             tool_calls: toolCallsSchema,
             function_call: functionSchema.nullish(),
           })
@@ -208,10 +217,14 @@ export class OpenAIChunkReader {
       const index = choice.index ?? place;
       if (index !== 0) throw new MalformedChunkError(`the answer holds a second choice (index ${index}); one answer was asked for`);
       const delta = choice.delta;
-      // Some servers send the same text under both names; one of them is enough. One sent empty is none: the other's
-      // text was dropped unseen under it.
+      // Some servers send the same text under two or three names; one of them is enough. One sent empty is none: the
+      // other's text was dropped unseen under it. A proxy sending thinking_blocks sends their thinking under
+      // reasoning_content too, in the same chunk: the blocks are read first, as only they carry redacted thinking.
       const withheld = () => this.withheldMarker();
-      const given = readReasoning(delta?.reasoning_content, "the answer's reasoning", withheld) || readReasoning(delta?.reasoning, "the answer's reasoning", withheld);
+      const given =
+        readThinkingBlocks(delta?.thinking_blocks, withheld) ||
+        readReasoning(delta?.reasoning_content, "the answer's reasoning", withheld) ||
+        readReasoning(delta?.reasoning, "the answer's reasoning", withheld);
       const content = readContent(delta?.content, withheld);
       const reasoning = `${given}${content.reasoning}`;
       // The older field for one call, as a server answering the older way sends it, neither index nor id: it was
@@ -647,6 +660,16 @@ function readContent(content: string | readonly z.infer<typeof contentPartSchema
 function readReasoning(reasoning: z.infer<typeof reasoningSchema> | null | undefined, where: string, withheld: () => string): string {
   if (typeof reasoning === 'string') return reasoning;
   return (reasoning ?? []).map((part) => (part.type === 'redacted_thinking' ? withheld() : partText(part, part.type === 'text' ? part.text : undefined, where))).join('');
+}
+
+/**
+ * The thinking of a list of thinking blocks, joined: a `thinking` block's text (none for one holding only its
+ * signature), the `withheld` marker for a `redacted_thinking` one, and an error naming a block of another type.
+ */
+function readThinkingBlocks(blocks: readonly z.infer<typeof thinkingBlockSchema>[] | null | undefined, withheld: () => string): string {
+  return (blocks ?? [])
+    .map((block) => (block.type === 'thinking' ? (block.thinking ?? '') : block.type === 'redacted_thinking' ? withheld() : partText(block, undefined, "the answer's thinking blocks")))
+    .join('');
 }
 
 /** A content part's text, or an error naming the part when it has none (a part of another type, or one missing its text). */

@@ -914,6 +914,40 @@ describe('OpenAICompatibleModel', () => {
       expect(ofWhole).toStrictEqual([{ type: 'reasoning-delta', text: 'Short.' }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
     });
 
+    it('reads thinking_blocks as reasoning, as a proxy sends them beside or instead of reasoning_content, once, redacted thinking as the marker, streamed or whole', async () => {
+      const thinking = (value: string, signature?: string) => ({ type: 'thinking', thinking: value, ...(signature === undefined ? {} : { signature }) });
+      const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
+      const withheld = '\n\n(reasoning withheld by the model server)\n\n';
+      // The same thinking under both names, then the block's signature alone, then redacted thinking, then blocks alone.
+      const ofStreamed = await partsFrom([
+        `${chunk({ role: 'assistant', reasoning_content: 'The user wants ', thinking_blocks: [thinking('The user wants ', '')] })}\n\n`,
+        `${chunk({ reasoning_content: 'a listing.', thinking_blocks: [thinking('a listing.', '')] })}\n\n${chunk({ reasoning_content: '', thinking_blocks: [thinking('', 'EqoBCkgIARABGAIiQL2UoU0b1OHYi')] })}\n\n`,
+        `${chunk({ thinking_blocks: [redacted] })}\n\n${chunk({ thinking_blocks: [thinking(' Run ls.')] })}\n\n${chunk({ content: 'Here it is.' })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`,
+      ]);
+      const ofWhole = await partsOfWhole({ content: 'Hi.', reasoning_content: 'Short.', thinking_blocks: [thinking('Short.', 'EqoBCkgIARABGAIiQL2UoU0b1OHYi')] });
+      const ofRedacted = await partsOfWhole({ content: 'Hi.', thinking_blocks: [redacted, redacted] });
+      const image = await rawServer([`${chunk({ thinking_blocks: [thinking('Look:')] })}\n\n${chunk({ thinking_blocks: [{ type: 'image', source: { data: 'AAAA' } }] })}\n\n${chunk({}, 'stop')}\n\ndata: [DONE]\n\n`]);
+      try {
+        const before: ModelPart[] = [];
+        const ofImage = await failure(new OpenAICompatibleModel({ baseURL: image.url, model: 'm' }).stream(hello, new AbortController().signal), before);
+        expect(before).toStrictEqual([{ type: 'reasoning-delta', text: 'Look:' }]);
+        expect(ofImage.message).toBe(`OpenAI-compatible: the model server at ${image.url} sent a malformed stream chunk (the answer's thinking blocks holds a part of type "image", which is not text)`);
+      } finally {
+        await image.close();
+      }
+
+      expect(ofStreamed).toStrictEqual([
+        { type: 'reasoning-delta', text: 'The user wants ' },
+        { type: 'reasoning-delta', text: 'a listing.' },
+        { type: 'reasoning-delta', text: withheld },
+        { type: 'reasoning-delta', text: ' Run ls.' },
+        { type: 'text-delta', text: 'Here it is.' },
+        { type: 'finish', reason: 'stop' },
+      ]);
+      expect(ofWhole).toStrictEqual([{ type: 'reasoning-delta', text: 'Short.' }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
+      expect(ofRedacted).toStrictEqual([{ type: 'reasoning-delta', text: withheld }, { type: 'text-delta', text: 'Hi.' }, { type: 'finish', reason: 'stop' }]);
+    });
+
     it('reads tool_calls sent as one call object rather than a list, streamed in pieces or whole, as that call, and ends the turn naming any other shape', async () => {
       const streamed = await rawServer([
         `${chunk({ tool_calls: { index: 0, id: 'call_a', type: 'function', function: { name: 'terminal', arguments: '{"command":' } } })}\n\n`,
