@@ -201,11 +201,12 @@ async function claimFailingOnce(db: TestDatabase, tool: AnyTool, decision: Claim
   return { owner, arm: () => failing.arm(), claimed: stored.claimed };
 }
 
-/** The store as a cluster, except that this instance hears no message that a call was decided elsewhere. */
-function deafToDecisions(store: PostgresStore): Cluster {
+/** The store as a cluster, except that this instance hears no message that a call was decided elsewhere (nor, with `stops`, that a run was stopped). */
+function deafToDecisions(store: PostgresStore, stops = false): Cluster {
+  const missed = (message: ClusterMessage) => message.type === 'decided' || (stops && message.type === 'cancel');
   return new Proxy(store, {
     get(target, key) {
-      if (key === 'subscribe') return (listener: (message: ClusterMessage) => void) => store.subscribe((message) => message.type === 'decided' || listener(message));
+      if (key === 'subscribe') return (listener: (message: ClusterMessage) => void) => store.subscribe((message) => missed(message) || listener(message));
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -476,6 +477,27 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     await followed.until(isEnd);
     expect(calls).toStrictEqual(['allowed in time']);
     expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
+    expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'allow', source: 'user' });
+  });
+  it('a timeout whose claim the store did not take, over an allow and then a Stop made on B, both missed: the owner reads the Stop before it lets the allow go, and nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let failing!: ReturnType<typeof failingOnce<Cluster>>;
+    // A hears nothing of B's allow or Stop: it learns of them only by reading the store.
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store, true), 'claimDecision', claimOf('timeout'))).proxy });
+    const b = await instance(db, 'b', tool, 300);
+    const failed = failing.arm();
+    // Long enough for B's allow and Stop to land first however loaded the machine; the test waits for it to pass.
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'allowed then stopped', { decisionTimeoutMs: 10_000 });
+
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    // The deadline passes on A, and its claim of the timeout fails as with the database gone.
+    await failed;
+
+    expect(await followed.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect(followed.events.filter((event) => event.type === 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
     expect(await ledgerRow(db, approvalId)).toStrictEqual({ decision: 'allow', source: 'user' });
   });
   it('a timeout whose claim the store did not take, with nothing decided elsewhere, is claimed again later: the call times out, and the ledger says so', async () => {

@@ -49,6 +49,34 @@ function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) =>
   return { cluster, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
 }
 
+/**
+ * Holds an instance's claims of a call's timeout: `asked` resolves once its deadline came and it asked the store for
+ * one, which then goes in once `release()` is called.
+ */
+function timeoutHeldUntil() {
+  let asked!: () => void;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    asked: new Promise<void>((resolve) => (asked = resolve)),
+    release,
+    holding: (cluster: Cluster): Cluster =>
+      new Proxy(cluster, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (key !== 'claimDecision') return value;
+          return async (input: Parameters<Cluster['claimDecision']>[0]) => {
+            if (input.decision === 'timeout') {
+              asked();
+              await released;
+            }
+            return target.claimDecision(input);
+          };
+        },
+      }),
+  };
+}
+
 /** The store, except that while `down` is set its writes of events fail as with the database gone. */
 function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean } {
   const flaky = {
@@ -1250,6 +1278,52 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(await resync.ended).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
     expect(calls).toStrictEqual([]);
     expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome])).toStrictEqual([['allow', 'user', 'cancelled']]);
+  });
+
+  it('a Stop on B that the owner A missed, with nothing read again after it: the call’s deadline on A ends it cancelled, not timed out, and the run stopped, as a Stop heard ends them; nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const deadline = timeoutHeldUntil();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => deadline.holding(lossyCluster(store, (message) => message.type === 'cancel').cluster) });
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'stopped unheard', options: { decisionTimeoutMs: 300 } });
+    const followed = await follow(a, 's1', 'r1');
+    const { approvalId } = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    // The deadline has come on A, which heard nothing of the Stop; its claim of the timeout goes in after the Stop.
+    await deadline.asked;
+    deadline.release();
+
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(followed.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ approvalId, decision: 'cancel', source: 'user' }]);
+    expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect(followed.events.filter((event) => event.type === 'text-delta')).toStrictEqual([]);
+    expect(calls).toStrictEqual([]);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.approvalId, record.decision, record.source, record.outcome])).toStrictEqual([[approvalId, 'cancel', 'user', 'cancelled']]);
+  });
+
+  it('an allow on B and then a Stop on B, both missed by the owner A, with nothing read again after them: A’s deadline reads the allow with the Stop, and nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const deadline = timeoutHeldUntil();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => deadline.holding(lossyCluster(store, (message) => message.type === 'cancel' || message.type === 'decided').cluster) });
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'allowed then stopped', options: { decisionTimeoutMs: 300 } });
+    const followed = await follow(a, 's1', 'r1');
+    const { approvalId } = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    await deadline.asked;
+    // The allow came in time for the store (its deadline put off there): A's deadline came first on A's clock.
+    await withClient((client) => client.query(`UPDATE ${db.schema}.tool_calls SET expires_at = 4102444800000 WHERE approval_id = $1`, [approvalId]));
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    deadline.release();
+
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect(calls).toStrictEqual([]);
     expect((await a.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome])).toStrictEqual([['allow', 'user', 'cancelled']]);
   });
 

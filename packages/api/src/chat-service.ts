@@ -1475,7 +1475,7 @@ export class ChatService {
       })
       .then(
         (claim): DecisionOutcome | Promise<DecisionOutcome> => {
-          if (claim.status === 'already-decided') return claimedOutcome(claim);
+          if (claim.status === 'already-decided') return foundOnClaim(run, claim);
           if (claim.status === 'grant-gone') return this.waitAgain(call, run);
           // Not written (the run is another instance's now, or ended): nothing runs on it.
           if (claim.status === 'not-found' && outcome.decision === 'allow') return { decision: 'cancel', source: 'system' };
@@ -1500,8 +1500,9 @@ export class ChatService {
    * read again a renewal interval later, as long as it takes: a decision it holds is the call's (an allow of a stopped
    * run runs nothing: the loop ends it cancelled, as it does an allow that won over a stop's claim); while it holds
    * none, the timeout, or the stop once the run is stopped, is claimed again. A stop of the run not stored yet is
-   * stored first, so whichever instance holds the run (another, once this lease ran out) ends it. A run handed over or
-   * lost meanwhile cancels the call, and it does not run.
+   * stored first, so whichever instance holds the run (another, once this lease ran out) ends it; one stored elsewhere,
+   * its message perhaps missed, is read before the row and stops the run here, so an allow made before it runs
+   * nothing. A run handed over or lost meanwhile cancels the call, and it does not run.
    */
   private async endOnceKnown(call: PendingApproval, run: Run, cluster: Cluster, ending: 'timeout' | 'cancel'): Promise<DecisionOutcome> {
     const claimed = (): DecisionOutcome & { source: 'user' | 'system' } => (ending === 'cancel' || run.cancellation.aborted ? { decision: 'cancel', source: 'user' } : { decision: 'timeout', source: 'system' });
@@ -1511,6 +1512,7 @@ export class ChatService {
       attempt: async (): Promise<DecisionOutcome> => {
         await this.storeUnstoredStop(cluster, run);
         if (run.remote || run.lost) return { decision: 'cancel', source: 'system' };
+        if (!run.cancellation.aborted && (await this.store.getRun(call.runId))?.cancelRequested === true) run.cancellation.cancel();
         const record = (await this.store.listRunToolCalls(call.runId)).find((candidate) => candidate.approvalId === call.approvalId);
         if (record === undefined || record.outcome !== null) return { decision: 'cancel', source: 'system' };
         if (record.decision !== null) return recordedOutcome(record);
@@ -1523,7 +1525,7 @@ export class ChatService {
           decidedAt: Date.now(),
           ...(run.fence === undefined ? {} : { fence: run.fence }),
         });
-        if (claim.status === 'already-decided') return claimedOutcome(claim);
+        if (claim.status === 'already-decided') return foundOnClaim(run, claim);
         return claim.status === 'resolved' ? outcome : { decision: 'cancel', source: 'system' };
       },
       failed: (error, retryMs) => {
@@ -3398,6 +3400,17 @@ function recordedRuleDeny(record: ToolCallRecord): { verdict: PolicyVerdict } | 
       ...(record.decidedByRuleFromWorkspaceFile === true ? { fromWorkspaceFile: true } : {}),
     },
   };
+}
+
+/**
+ * What an owner's claim on a call of its run (a timeout, a Stop, a grant's release, a rule's deny) found decided. A
+ * Stop stored for the run, whose message may never have come (the owner's connection to the database did not drop,
+ * so no resync reads it), stops the run here first, as that message would: the call then ends cancelled, an allow
+ * found with the Stop included (the loop runs nothing of a stopped run), and the run ends stopped.
+ */
+function foundOnClaim(run: Run, claim: Extract<ClaimDecisionResult, { status: 'already-decided' }>): DecisionOutcome {
+  if (claim.runStopped === true) run.cancellation.cancel();
+  return claimedOutcome(claim);
 }
 
 function claimedOutcome(claim: Extract<ClaimDecisionResult, { status: 'already-decided' }>): DecisionOutcome {

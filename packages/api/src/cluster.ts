@@ -132,6 +132,11 @@ export type ClaimDecisionResult =
       grantId: string | null;
       /** The arguments the person edited the call to, with the allow that won: the call runs as edited. */
       editedArguments?: ToolArguments;
+      /**
+       * A person stopped the call's run (its Stop is stored) and it has not ended, whatever decided the call: nothing
+       * runs on it, and its owner stops the run, as on the Stop's message, which it may have missed.
+       */
+      runStopped?: true;
     }
   | { status: 'not-found' }
   /**

@@ -748,7 +748,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await b.getPendingApproval('s', 'approval-late')).toBeUndefined();
     expect(await b.getPendingApproval('stopped', 'approval-stop')).toBeUndefined();
     const timedOut = { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
-    const cancelled = { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null };
+    const cancelled = { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null, runStopped: true };
     const person = { decidedAt: 80_000, source: 'user' as const };
     expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-late', decision: 'allow' })).toStrictEqual(timedOut);
     expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-late', decision: 'deny' })).toStrictEqual(timedOut);
@@ -765,6 +765,35 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
       ['approval-waits', 'allow', 'user'],
     ]);
     expect((await b.listRunToolCalls('q')).map((row) => [row.approvalId, row.decision, row.source])).toStrictEqual([['approval-stop', 'cancel', 'user']]);
+  });
+
+  it('an owner’s timeout of a call whose run a person stopped is not written: it is answered as the Stop’s cancel, the run stopped, past the call’s deadline too; a call an allow decided before the Stop is answered that allow, the run stopped', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('waits', 10_000), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: { ...startChange('late', 10_001), expiresAt: 70_000 }, fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('3'), at: 3, ledger: waitingChange('allowed', 10_002), fence: 1 },
+    ]);
+    expect(await b.claimDecision({ sessionId: 's', approvalId: 'approval-allowed', decision: 'allow', source: 'user', decidedAt: 11_000 })).toMatchObject({ status: 'resolved' });
+    expect(await b.requestCancel('r')).toBe(true);
+
+    const timeout = (approvalId: string) => a.claimDecision({ sessionId: 's', approvalId, decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 1 });
+    const stopped = { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null, runStopped: true };
+    expect(await timeout('approval-waits')).toStrictEqual(stopped);
+    expect(await timeout('approval-late')).toStrictEqual(stopped);
+    expect(await timeout('approval-allowed')).toStrictEqual({ status: 'already-decided', decision: 'allow', source: 'user', reason: null, grantId: null, runStopped: true });
+    // A person's allow now is refused as that cancel too; the owner's cancel goes in.
+    expect(await b.claimDecision({ sessionId: 's', approvalId: 'approval-waits', decision: 'allow', source: 'user', decidedAt: 80_000 })).toStrictEqual(stopped);
+    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-waits', decision: 'cancel', source: 'user', decidedAt: 80_000, fence: 1 })).toMatchObject({ status: 'resolved' });
+    expect((await b.listRunToolCalls('r')).map((row) => [row.approvalId, row.decision, row.source])).toStrictEqual([
+      ['approval-waits', 'cancel', 'user'],
+      ['approval-late', null, null],
+      ['approval-allowed', 'allow', 'user'],
+    ]);
   });
 
   it('an owner’s claim held on the call’s row while another instance takes the run over lands before the takeover or not at all, never on a call the taker read undecided', async () => {

@@ -849,9 +849,11 @@ export class PostgresStore implements AirlockStore, Cluster {
    * session and its run goes on. Of two callers at once, the second waits on the row's lock, then finds it decided.
    *
    * A call past its deadline (by the database's clock, as leases are) takes only a timeout, and a call whose run a
-   * person stopped only a cancel or a timeout: their owner may be dead and not have written that outcome yet, and a
-   * lone instance would not take an allow then either. Such a call is answered as decided by what its owner, or the
-   * instance taking it over, will record.
+   * person stopped only a cancel, past its deadline too: their owner may be dead and not have written that outcome
+   * yet, and a lone instance would not take an allow then either. Such a call is answered as decided by what its
+   * owner, or the instance taking it over, will record. An owner that missed the Stop's message learns of it so at its
+   * call's deadline: its timeout is answered as the Stop's cancel, and any answer on a call of a stopped run says so
+   * (`runStopped`), an allow decided before the Stop too.
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
     const { grant, deadline } = input;
@@ -896,7 +898,7 @@ export class PostgresStore implements AirlockStore, Cluster {
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
          AND ($11::bigint IS NULL OR r.fence = $11::bigint)
          AND ($3::text = 'timeout' OR t.expires_at IS NULL OR t.expires_at > ${DB_NOW})
-         AND ($3::text IN ('cancel', 'timeout') OR NOT r.cancel_requested)
+         AND ($3::text = 'cancel' OR NOT r.cancel_requested)
          AND ($4::text <> 'grant' OR EXISTS (SELECT 1 FROM grants AS g WHERE g.grant_id = $6 FOR SHARE))
        RETURNING ${prefixed('t', LEDGER_COLUMNS)})
        SELECT ${LEDGER_COLUMNS}, pg_notify($12, json_build_object('type', 'decided', 'runId', run_id, 'approvalId', approval_id, 'sessionId', session_id)::text) FROM claimed`,
@@ -929,17 +931,26 @@ export class PostgresStore implements AirlockStore, Cluster {
        ORDER BY t.ledger_id LIMIT 1`,
       [input.approvalId, input.sessionId, input.fence ?? null],
     );
+    // A Stop first: the call of a stopped run ends cancelled with its run, whatever its deadline.
+    if (undecided?.cancel_requested === true) return { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null, runStopped: true };
     if (undecided?.expired === true) return { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
-    if (undecided?.cancel_requested === true) return { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null };
     // Still waiting, and the claim was this run's owner's: only its grant was missing.
     if (undecided !== undefined && input.source === 'grant') return { status: 'grant-gone' };
-    const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant' | 'edited_arguments'>>(
-      `SELECT decision, source, reason, decided_by_grant, edited_arguments FROM tool_calls
-       WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
+    const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant' | 'edited_arguments'> & { run_stopped: boolean }>(
+      `SELECT t.decision, t.source, t.reason, t.decided_by_grant, t.edited_arguments, r.cancel_requested AND r.ended_at IS NULL AS run_stopped
+       FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
+       WHERE t.approval_id = $1 AND t.session_id = $2 AND t.approval_id <> '' AND t.decision IS NOT NULL ORDER BY t.ledger_id DESC LIMIT 1`,
       [input.approvalId, input.sessionId],
     );
     if (decided?.decision == null) return { status: 'not-found' };
-    const answer = { status: 'already-decided' as const, decision: decided.decision, source: decided.source ?? '', reason: decided.reason, grantId: decided.decided_by_grant };
+    const answer = {
+      status: 'already-decided' as const,
+      decision: decided.decision,
+      source: decided.source ?? '',
+      reason: decided.reason,
+      grantId: decided.decided_by_grant,
+      ...(decided.run_stopped ? { runStopped: true as const } : {}),
+    };
     // A grant's release that lost to the person's edited allow is answered that allow as it was given: the call runs as edited.
     return decided.edited_arguments === null ? answer : { ...answer, editedArguments: storedArguments(decided.edited_arguments, `the edited arguments of approval ${input.approvalId}`) };
   }
