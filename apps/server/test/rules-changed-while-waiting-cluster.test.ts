@@ -303,6 +303,29 @@ function diesBeforeRuleDenyIsTold(store: PostgresStore, held: { reached: () => v
   });
 }
 
+/**
+ * A's store, except that the write of a run's events that ends a call denied (its tool-end) hangs until `drop()`,
+ * then fails as with the connection gone: an owner that dies once the run said a rule denied the call, before it
+ * stored the call's end.
+ */
+function diesBeforeDenyEnds(store: PostgresStore, held: { reached: () => void; dropped: Promise<void> }): PostgresStore {
+  const endsDeny = (input: AppendEventInput) => input.event.type === 'tool-end' && input.event.outcome === 'denied';
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
+      if (key !== 'appendEvent' && key !== 'appendEvents') return bound;
+      return async (written: AppendEventInput | readonly AppendEventInput[]) => {
+        if (!(Array.isArray(written) ? (written as readonly AppendEventInput[]) : [written as AppendEventInput]).some(endsDeny)) return bound(written);
+        held.reached();
+        await held.dropped;
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+      };
+    },
+  });
+}
+
 describe.skipIf(!postgres.available)('a waiting call denied by a rule, with several instances', { timeout: 120_000 }, () => {
   const denySecret = { effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' } as const;
 
@@ -387,6 +410,38 @@ describe.skipIf(!postgres.available)('a waiting call denied by a rule, with seve
     ]);
     const result = toolResultText.deniedByRule('read_file', told[0]!.reason!, true);
     expect(events.find((event) => event.type === 'tool-end')).toMatchObject({ toolCallId: key!.toolCallId, outcome: 'denied', result });
+    expect(bModel.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: result });
+    expect(read).toStrictEqual([]);
+  });
+
+  it("tells a deny of a rule of the workspace's rules file on an owner that died once the run said so, before it stored the call's end, as the owner would have: not as the person's words", async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    const read: string[] = [];
+    const model = () => new ScriptedModel([toolCallStep({ name: 'read_file', arguments: { path: 'secret/key' } }), textStep('done')]);
+    let reached!: () => void;
+    let drop!: () => void;
+    const held = { reached: () => reached(), dropped: new Promise<void>((resolve) => (drop = resolve)) };
+    const endingOnA = new Promise<void>((resolve) => (reached = resolve));
+    const a = await clusterInstance(db, cleanups, { name: 'a', model: model(), tools: () => [readTool(read)], workspace, leaseMs: 600, asStore: (store) => diesBeforeDenyEnds(store, held) });
+    const bModel = new ScriptedModel([textStep('done')]);
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: bModel, tools: () => [readTool(read)], workspace, leaseMs: 300 });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
+    const [key] = await waitingCalls(b.chat, 's', 1);
+    await mkdir(join(workspace, '.airlock'));
+    await writeFile(join(workspace, '.airlock', 'rules.json'), JSON.stringify({ version: 1, rules: [{ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, reason: 'keys stay put' }] }));
+    await a.rules.list();
+    await endingOnA;
+    const crashed = a.crash();
+    drop();
+    await crashed;
+
+    await vi.waitFor(async () => expect((await b.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 30_000, interval: 50 });
+    const events = await b.store.loadEvents('r1', 0);
+    const told = events.filter((event) => event.type === 'tool-decision');
+    expect(told).toMatchObject([{ approvalId: key!.approvalId, decision: 'deny', source: 'rule', reason: expect.stringContaining('keys stay put') }]);
+    const result = toolResultText.deniedByRule('read_file', told[0]!.reason!, true);
+    expect(events.filter((event) => event.type === 'tool-end')).toMatchObject([{ toolCallId: key!.toolCallId, outcome: 'denied', result }]);
     expect(bModel.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: result });
     expect(read).toStrictEqual([]);
   });

@@ -2533,7 +2533,7 @@ export class ChatService {
         if (record.decision === 'allow' && neverStarted) return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
         // Stopped by a pause, not by the server: its end could not be stored.
         if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: paused === undefined ? toolResultText.interrupted(call.name) : toolResultText.endNotStored(call.name) };
-        return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
+        return { call, state: 'ended', ...refusalOf(call.name, record.decision, record) };
       });
       const executed = [...records.values()].filter((record) => record.outcome === 'executed');
       const executedCallIds = executed.map((record) => record.toolCallId);

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
-import { answerUnansweredCalls, RUN_END_NOT_STORED } from './unended-calls';
+import type { ToolCallRecord } from './store';
+import { answerUnansweredCalls, endOfUnended, RUN_END_NOT_STORED } from './unended-calls';
 
 const services: ChatService[] = [];
 afterEach(async () => {
@@ -198,5 +199,46 @@ describe('answerUnansweredCalls', () => {
     expect(answerUnansweredCalls(going)).toBe(going);
     const whole: ChatMessage[] = [{ role: 'user', content: 'go' }, asked, answer('b'), answer('a'), { role: 'assistant', content: 'ok' }];
     expect(answerUnansweredCalls(whole)).toBe(whole);
+  });
+});
+
+describe('endOfUnended', () => {
+  const denied = (more: Partial<ToolCallRecord>): ToolCallRecord => ({
+    runId: 'r1',
+    sessionId: 's',
+    toolCallId: 'c1',
+    toolName: 'read_file',
+    arguments: { path: 'secret/key' },
+    editedArguments: null,
+    approvalId: 'a1',
+    executesCode: false,
+    toolVersion: 'v1',
+    tool: null,
+    exactGrantsOnly: false,
+    askedBecause: null,
+    requestedAt: 1,
+    expiresAt: null,
+    decision: 'deny',
+    source: 'user',
+    reason: 'not now',
+    decidedByGrant: null,
+    decidedByRule: null,
+    decidedByRuleText: null,
+    decidedAt: 2,
+    connectionId: null,
+    clientLabel: null,
+    startedAt: null,
+    outcome: null,
+    result: null,
+    cut: null,
+    endedAt: null,
+    ...more,
+  });
+
+  it('tells a deny whose end was not stored as the loop told it: a rule’s as the rule’s, from the workspace’s rules file when the row says so, never as the person’s words', () => {
+    const byRule = { source: 'rule' as const, reason: 'Denied by a rule: “keys stay put”', decidedByRule: 'rule_1' };
+    expect(endOfUnended(denied({}))).toStrictEqual({ outcome: 'denied', result: toolResultText.denied('read_file', 'not now') });
+    expect(endOfUnended(denied(byRule))).toStrictEqual({ outcome: 'denied', result: toolResultText.deniedByRule('read_file', byRule.reason) });
+    expect(endOfUnended(denied({ ...byRule, decidedByRuleFromWorkspaceFile: true }))).toStrictEqual({ outcome: 'denied', result: toolResultText.deniedByRule('read_file', byRule.reason, true) });
   });
 });

@@ -7,11 +7,17 @@ export interface CallEnd {
   result: string;
 }
 
-/** A call refused, timed out or cancelled before it ran, as its ledger row's decision says. */
-export function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, reason: string | null): CallEnd {
+/**
+ * A call refused, timed out or cancelled before it ran, as its ledger row's decision says. A rule's deny is told as
+ * the loop tells it, the rule's (and, where the row keeps it, from the workspace's rules file): its reason, perhaps
+ * written into the workspace, is no word of the person's.
+ */
+export function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, record: Pick<ToolCallRecord, 'source' | 'reason' | 'decidedByRuleFromWorkspaceFile'>): CallEnd {
   switch (decision) {
     case 'deny':
-      return { outcome: 'denied', result: toolResultText.denied(toolName, reason ?? undefined) };
+      return record.source === 'rule'
+        ? { outcome: 'denied', result: toolResultText.deniedByRule(toolName, record.reason ?? '', record.decidedByRuleFromWorkspaceFile === true) }
+        : { outcome: 'denied', result: toolResultText.denied(toolName, record.reason ?? undefined) };
     case 'timeout':
       return { outcome: 'timed-out', result: toolResultText.timedOut(toolName) };
     case 'cancel':
@@ -28,7 +34,7 @@ export function endOfUnended(record: ToolCallRecord): CallEnd {
     if (record.startedAt !== null) return { outcome: 'interrupted', result: toolResultText.endNotStored(record.toolName) };
     return { outcome: 'cancelled', result: toolResultText.notStartedBeforeRunStopped(record.toolName) };
   }
-  return refusalOf(record.toolName, record.decision, record.reason);
+  return refusalOf(record.toolName, record.decision, record);
 }
 
 export interface CloseUnendedInput {
