@@ -112,8 +112,8 @@ describe('OpenAIChunkReader', () => {
     const listing = { type: 'tool-call', id: 'c1', name: 'list_directory', arguments: '' };
     const reading = { type: 'tool-call', id: 'c2', name: 'read_file', arguments: '{"path":"a"}' };
     const finish = { type: 'finish', reason: 'tool-calls' };
-    // Every call at index 0: list_directory sent with no arguments, then read_file's id alone (or over blank text), then its name.
-    for (const opening of [{ index: 0, id: 'c2', type: 'function' }, { index: 0, id: 'c2', type: 'function', function: { arguments: '' } }]) {
+    // Every call at index 0: list_directory sent with no arguments, then read_file's id alone (or over empty or blank text), then its name.
+    for (const opening of [{ index: 0, id: 'c2', type: 'function' }, ...['', ' '].map((text) => ({ index: 0, id: 'c2', type: 'function', function: { arguments: text } }))]) {
       const reader = new OpenAIChunkReader();
       reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '' } }] }));
       const before = reader.progress;
@@ -250,6 +250,36 @@ describe('OpenAIChunkReader', () => {
       { type: 'tool-call', id: 'c2', name: '', arguments: '{"path":"b"}' },
       { type: 'finish', reason: 'tool-calls' },
     ]);
+  });
+
+  it('keeps blank argument pieces carrying another id in the call, as a tokenizer sends a run of spaces, at an index or without one', () => {
+    // A hosted server's later pieces each carry another id, and a run of spaces is a token of its own.
+    const args = '{"path":"a.py","content":"def f():\\n    return  1\\n"}';
+    const tokens = ['{"path":"a.py","content":"def', ' ', 'f():\\n', '    ', 'return', '  ', '1\\n"}'];
+    for (const at of [{ index: 0 }, {}]) {
+      const reader = new OpenAIChunkReader();
+      reader.push(delta({ tool_calls: [{ ...at, id: 'c1', type: 'function', function: { name: 'write_file', arguments: '' } }] }));
+      for (const token of tokens) reader.push(delta({ tool_calls: [{ ...at, id: 'c1-more', function: { arguments: token } }] }));
+
+      expect(reader.finish()).toStrictEqual([
+        { type: 'tool-call', id: 'c1', name: 'write_file', arguments: args },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
+    }
+
+    // The id over blank text is still set aside: a name following it opens the next call under it.
+    for (const at of [{ index: 0 }, {}]) {
+      const reader = new OpenAIChunkReader();
+      reader.push(delta({ tool_calls: [{ ...at, id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls' } }] }));
+      reader.push(delta({ tool_calls: [{ ...at, id: 'c2', function: { arguments: '  ' } }] }));
+      reader.push(delta({ tool_calls: [{ ...at, function: { name: 'read_file', arguments: '{"path":"a"}' } }] }));
+
+      expect(reader.finish()).toStrictEqual([
+        { type: 'tool-call', id: 'c1', name: 'terminal', arguments: '{"command":"ls  ' },
+        { type: 'tool-call', id: 'c2', name: 'read_file', arguments: '{"path":"a"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
+    }
   });
 
   it('reports a length stop even when a tool call was under way', () => {

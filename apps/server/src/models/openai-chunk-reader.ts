@@ -168,7 +168,8 @@ export class OpenAIChunkReader {
    * arguments are not yet whole: the next call's id if a name follows there, or nothing, as a hosted server's later
    * pieces each carry another id. Taken as the call's, a server numbering every call 0 that sends each id before its
    * name had the turn end as the call's name changing when the next call's name came (a call of no arguments, sent
-   * none, then another). One a place, replaced by the next.
+   * none, then another). One a place, replaced by the next. Blank text with it, once the call's text has begun, is
+   * still the call's (`keepsBlank`).
    */
   private readonly nextIds = new Map<number, string>();
   private finishReason: string | undefined;
@@ -433,7 +434,7 @@ export class OpenAIChunkReader {
     if (held !== undefined && !named && typeof held.arguments === 'string' && !held.text.closed) {
       if (carriesArguments(piece) || held.name === '') return current;
       this.nextIds.set(current, id);
-      return undefined;
+      return keepsBlank(held, piece) ? current : undefined;
     }
     const place = this.newPlace();
     this.moved.set(index, place);
@@ -502,7 +503,7 @@ export class OpenAIChunkReader {
       // Another id alone after a named call whose arguments are not yet whole may be the next call's (see `nextIds`).
       if (identified && !named && !carriesArguments(piece) && last.name !== '' && last.id !== '' && text !== undefined && !last.text.closed) {
         this.nextIds.set(this.lastIndex, id);
-        return undefined;
+        return keepsBlank(last, piece) ? this.lastIndex : undefined;
       }
       // The last call's whole arguments sent again with no name (as an object, or as text holding the same object) are
       // no call: a server may resend a call's arguments whole once they are complete, and read as a new call it made one
@@ -683,6 +684,16 @@ function partText(part: { type: string }, text: string | null | undefined, where
 /** What a value that should have been a list is, for an error: `string`, `an object without a function`… */
 function shapeOf(value: unknown): string {
   return isPlainObject(value) ? 'an object without a function' : typeof value;
+}
+
+/**
+ * Whether blank text sent with another id than `call`'s, the id set aside (`nextIds`), is still the call's: once its
+ * argument text has begun, blank text may be inside one of its strings, as a tokenizer sends a run of spaces alone,
+ * and dropped it turned `ls  -la` into `ls-la` and took the indentation out of a file written. Before that it is
+ * space JSON ignores, and the id over it may open the next call (a call of no arguments sent none).
+ */
+function keepsBlank(call: PendingCall, piece: string | Record<string, unknown> | undefined): boolean {
+  return call.text.begun && typeof piece === 'string';
 }
 
 /** Whether a piece's arguments hold anything: an object, or text more than blank space (JSON's). */

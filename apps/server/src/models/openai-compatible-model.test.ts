@@ -1019,6 +1019,18 @@ describe('OpenAICompatibleModel', () => {
       }
     });
 
+    it('keeps the runs of spaces of a call whose later pieces carry another id, each run a piece of its own as a tokenizer cuts it, at an index or without one', async () => {
+      const pieces = (at: Record<string, unknown>) => [
+        `${callPiece({ ...at, id: 'call_a1', type: 'function', function: { name: 'terminal', arguments: '' } })}\n\n`,
+        ...['{"command":"ls', '  ', '-la', ' ', '\'my  notes\'"}'].map((text) => `${callPiece({ ...at, id: 'call_a2', function: { arguments: text } })}\n\n`),
+        callsEnd,
+      ];
+      const ls = [{ type: 'tool-call', id: 'call_a1', name: 'terminal', arguments: '{"command":"ls  -la \'my  notes\'"}' }, { type: 'finish', reason: 'tool-calls' }];
+
+      expect(await partsFrom(pieces({ index: 0 }))).toStrictEqual(ls);
+      expect(await partsFrom(pieces({}))).toStrictEqual(ls);
+    });
+
     it('reads a piece with another id, no name and no arguments, after a call\'s whole arguments, as no call, sent at an index or without one', async () => {
       const piece = (index: number | undefined, id: string, name: string | undefined, args: string) =>
         chunk({ tool_calls: [{ ...(index === undefined ? {} : { index }), id, type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
