@@ -213,6 +213,32 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('keeps an id set aside without an index, where a call opened with no id took the id that replaced it, to the pieces carrying it, each call in the order the calls came', () => {
+    const read = (pieces: Record<string, unknown>[]) => {
+      const reader = new OpenAIChunkReader();
+      for (const piece of pieces) reader.push(delta({ tool_calls: [piece] }));
+      return reader.finish();
+    };
+    const readFile = { type: 'tool-call', id: 'c0', name: 'read_file', arguments: '{"path":"a"}' };
+    const build = { type: 'tool-call', id: 'c2', name: 'terminal', arguments: '{"command":"rm -rf build"}' };
+    const finish = { type: 'finish', reason: 'tool-calls' };
+    // c2's id alone, then c0's, then c0's call with no id: c2 is set aside for its own call, sent last.
+    const opening = [{ id: 'c2' }, { id: 'c0' }, { function: { name: 'read_file', arguments: '{"path":"a"}' } }];
+    const ls = { function: { name: 'terminal', arguments: { command: 'ls' } } };
+    const own = { id: 'c2', function: { name: 'terminal', arguments: '{"command":"rm -rf build"}' } };
+
+    // A call sent with no id, after c1's id alone or with no id before it, does not take c2's.
+    expect(read([...opening, { id: 'c1' }, ls, own])).toStrictEqual([readFile, { type: 'tool-call', id: 'c1', name: 'terminal', arguments: { command: 'ls' } }, build, finish]);
+    expect(read([...opening, ls, own])).toStrictEqual([readFile, { type: 'tool-call', id: '', name: 'terminal', arguments: { command: 'ls' } }, build, finish]);
+    // Its own call of another tool is its own, not a name changed mid-call.
+    expect(read([...opening, ls, { id: 'c2', function: { name: 'write_file', arguments: '{"path":"b"}' } }])).toStrictEqual([
+      readFile,
+      { type: 'tool-call', id: '', name: 'terminal', arguments: { command: 'ls' } },
+      { type: 'tool-call', id: 'c2', name: 'write_file', arguments: '{"path":"b"}' },
+      finish,
+    ]);
+  });
+
   it('keeps arguments sent whole when a later piece of the call brings empty or blank text, as a server repeating a call sends it', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: { command: 'ls -la' } } }] }));

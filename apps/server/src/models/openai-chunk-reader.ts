@@ -164,12 +164,20 @@ export class OpenAIChunkReader {
   /** The place of each call's id, each waiting id and each replaced one, the first for an id two calls were sent with. */
   private readonly placeOfId = new Map<string, number>();
   /**
+   * The places where an id sent without an index waits on, set aside by a call that opened the id replacing it there
+   * (`openWaiting`): only a piece carrying it takes it, and its call goes to a place of its own then, listed where it
+   * came. Taken as the place an id alone waits, a call sent with no id took it, and that id's own call later replaced
+   * the arguments of that one or was joined to them: `ls` put up as `{"command":"ls"}{"command":"rm -rf build"}`.
+   */
+  private readonly setAside = new Set<number>();
+  /**
    * An id sent alone (no name, no arguments, or blank text) at the place of a named call with another id whose
-   * arguments are not yet whole: the next call's id if a name follows there, or nothing, as a hosted server's later
-   * pieces each carry another id. Taken as the call's, a server numbering every call 0 that sends each id before its
-   * name had the turn end as the call's name changing when the next call's name came (a call of no arguments, sent
-   * none, then another). One a place, replaced by the next. Blank text with it, once the call's text has begun, is
-   * still the call's (`keepsBlank`).
+   * arguments are not yet whole (without an index, whole or not, and an id waiting without one sent alone again): the
+   * next call's id if a name follows there, or nothing, as a hosted server's later pieces each carry another id. Taken
+   * as the call's, a server numbering every call 0 that sends each id before its name had the turn end as the call's
+   * name changing when the next call's name came (a call of no arguments, sent none, then another). One a place,
+   * replaced by the next: a call sent with no id takes the latest. Blank text with it, once the call's text has begun,
+   * is still the call's (`keepsBlank`).
    */
   private readonly nextIds = new Map<number, string>();
   private finishReason: string | undefined;
@@ -458,6 +466,7 @@ export class OpenAIChunkReader {
    * it; `index` is the index it was sent at, if any. Counted against the calls a turn may hold, as a waiting id is.
    */
   private placeNextCall(next: string, index: number | undefined): number {
+    this.release(next);
     if (this.calls.size + this.waitingIds.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
     const place = this.newPlace();
     if (index !== undefined) this.movedFrom.set(place, index);
@@ -480,30 +489,44 @@ export class OpenAIChunkReader {
    * makes no call (undefined): a server repeating the name in each piece sent it once more after the arguments, and a
    * call of that name over no arguments was put up, one the model never made. The name is kept as a possible start: the
    * arguments that follow start a call of it (`possibleStart`), so a second call of the tool sent as its name alone,
-   * then its arguments, is still read. A piece with another id and neither name nor arguments makes no call either.
+   * then its arguments, is still read. A piece with another id and neither name nor arguments makes no call either:
+   * its id is kept for the call that follows with no id (`nextIds`).
    */
   private indexWithoutOne(id: string | undefined, name: string | undefined, piece: string | Record<string, unknown> | undefined): number | undefined {
     const held = this.possibleStart;
     this.possibleStart = undefined;
-    const next = this.lastIndex === undefined ? undefined : this.takeNextId(this.lastIndex, id, name !== undefined && name !== '', piece);
+    const named = name !== undefined && name !== '';
+    const next = this.lastIndex === undefined ? undefined : this.takeNextId(this.lastIndex, id, named, piece);
     if (next !== undefined) return this.placeNextCall(next, undefined);
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id, or where its id waits.
     const identified = id !== undefined && id !== '';
     const known = identified ? this.placeOfId.get(id) : undefined;
+    if (id !== undefined && known !== undefined && (this.setAside.has(known) || known === this.waitingWithoutIndex())) {
+      const opens = named || carriesArguments(piece);
+      if (opens && this.setAside.has(known)) return this.placeNextCall(id, undefined);
+      // Sent alone again after a call, it is the id of the call that follows with no id, as a new id alone is
+      // (`nextIds`): an id sent alone before it took that call.
+      if (!opens && this.lastIndex !== undefined) {
+        this.nextIds.set(this.lastIndex, id);
+        this.possibleStart = held;
+        return undefined;
+      }
+    }
     if (known !== undefined) return known;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = !identified;
       const text = typeof last.arguments === 'string' ? last.arguments : undefined;
-      const named = name !== undefined && name !== '';
       if (anonymous && (text === undefined || last.text.closed) && !carriesArguments(piece) && (!named || name === last.name)) {
         this.possibleStart = named ? name : held;
         return undefined;
       }
-      // Another id alone after a named call whose arguments are not yet whole may be the next call's (see `nextIds`).
-      if (identified && !named && !carriesArguments(piece) && last.name !== '' && last.id !== '' && text !== undefined && !last.text.closed) {
+      // Another id alone after a named call may be the next call's (see `nextIds`), its arguments whole or not: dropped
+      // after whole ones, it left the call that followed with no id to take an id set aside for another (`setAside`).
+      if (identified && !named && !carriesArguments(piece) && last.name !== '' && last.id !== '') {
         this.nextIds.set(this.lastIndex, id);
-        return keepsBlank(last, piece) ? this.lastIndex : undefined;
+        this.possibleStart = held;
+        return text !== undefined && !last.text.closed && keepsBlank(last, piece) ? this.lastIndex : undefined;
       }
       // The last call's whole arguments sent again with no name (as an object, or as text holding the same object) are
       // no call: a server may resend a call's arguments whole once they are complete, and read as a new call it made one
@@ -578,9 +601,30 @@ export class OpenAIChunkReader {
     const next = this.newPlace();
     const origin = this.originOf(place);
     if (origin !== undefined) this.movedFrom.set(next, origin);
+    else this.setAside.add(next);
     this.waitingIds.set(next, other);
     this.placeOfId.set(other, next);
     return own;
+  }
+
+  /**
+   * Takes `id` from the place it waits at without an index (where ids alone wait, or set aside), for its call to open
+   * at a place of its own: placed where the id first waited, the call was listed before the calls sent ahead of it. An
+   * id it replaced there waits on.
+   */
+  private release(id: string): void {
+    const place = this.placeOfId.get(id);
+    if (place === undefined || place < MAX_STREAMED_TOOL_CALLS || this.movedFrom.has(place) || this.calls.has(place)) return;
+    const [waiting, replaced] = [this.waitingIds.get(place), this.replacedIds.get(place)];
+    this.placeOfId.delete(id);
+    this.replacedIds.delete(place);
+    const left = waiting === id ? replaced : waiting;
+    if (left !== undefined && this.placeOfId.get(left) === place) {
+      this.waitingIds.set(place, left);
+    } else {
+      this.waitingIds.delete(place);
+      this.setAside.delete(place);
+    }
   }
 
   /** The index the call or id at `place` was sent at: the place itself below 64, the index it was moved off after. */
@@ -593,9 +637,9 @@ export class OpenAIChunkReader {
     return this.nextPlace++;
   }
 
-  /** Where an id sent without an index waits, if one does (at most one: another id alone takes its place). */
+  /** Where an id sent without an index waits, if one does (at most one: another id alone takes its place), not set aside. */
   private waitingWithoutIndex(): number | undefined {
-    for (const place of this.waitingIds.keys()) if (place >= MAX_STREAMED_TOOL_CALLS && !this.movedFrom.has(place)) return place;
+    for (const place of this.waitingIds.keys()) if (place >= MAX_STREAMED_TOOL_CALLS && !this.movedFrom.has(place) && !this.setAside.has(place)) return place;
     return undefined;
   }
 

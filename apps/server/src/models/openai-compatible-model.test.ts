@@ -1141,6 +1141,23 @@ describe('OpenAICompatibleModel', () => {
       ]);
     });
 
+    it('keeps an id sent alone and replaced by another without an index to its own call when a call with no id opens the other: a later call with no id is its own, in the order the calls came', async () => {
+      // No indexes: c2's id alone, then c0's, c0's call with no id; c1's id alone, then terminal `ls` with no id; then c2's call with its id.
+      const parts = await partsFrom([
+        `${callPiece({ id: 'c2', type: 'function' })}\n\n${callPiece({ id: 'c0', type: 'function' })}\n\n`,
+        `${callPiece({ function: { name: 'read_file', arguments: '{"path":"a.txt"}' } })}\n\n`,
+        `${callPiece({ id: 'c1', type: 'function' })}\n\n${callPiece({ function: { name: 'terminal', arguments: '{"command":"ls"}' } })}\n\n`,
+        `${callPiece({ id: 'c2', function: { name: 'terminal', arguments: '{"command":"rm -rf build"}' } })}\n\n${callsEnd}`,
+      ]);
+
+      expect(parts).toStrictEqual([
+        { type: 'tool-call', id: 'c0', name: 'read_file', arguments: '{"path":"a.txt"}' },
+        { type: 'tool-call', id: 'c1', name: 'terminal', arguments: '{"command":"ls"}' },
+        { type: 'tool-call', id: 'c2', name: 'terminal', arguments: '{"command":"rm -rf build"}' },
+        { type: 'finish', reason: 'tool-calls' },
+      ]);
+    });
+
     it('keeps an id sent alone at an index no call was moved from to its own pieces: a call sent there with another id is put up under its own id, not joined to them', async () => {
       const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
       const ls = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
