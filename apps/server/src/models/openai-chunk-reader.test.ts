@@ -239,6 +239,50 @@ describe('OpenAIChunkReader', () => {
     ]);
   });
 
+  it('keeps each call sent with no id, its later pieces carrying one id for every call, without an index, to its own arguments', () => {
+    const read = (args: (text: string) => string | Record<string, unknown>) => {
+      const reader = new OpenAIChunkReader();
+      // An id alone, then c's id alone before each call, each call's name with no id and its arguments with c-more.
+      const call = (name: string, text: string) => [{ id: 'c' }, { function: { name, arguments: '' } }, { id: 'c-more', function: { arguments: args(text) } }];
+      const pieces = [{ id: 'x0' }, ...call('write_file', '{"path":"b"}'), ...call('read_file', '{"path":"a"}'), ...call('terminal', '{"command":"rm -rf build"}')];
+      for (const piece of pieces) reader.push(delta({ tool_calls: [piece] }));
+      return reader.finish().map((part) => (part.type === 'tool-call' ? [part.name, part.arguments] : part.type));
+    };
+
+    expect(read((text) => text)).toStrictEqual([
+      ['write_file', '{"path":"b"}'],
+      ['read_file', '{"path":"a"}'],
+      ['terminal', '{"command":"rm -rf build"}'],
+      'finish',
+    ]);
+    expect(read((text) => JSON.parse(text) as Record<string, unknown>)).toStrictEqual([
+      ['write_file', { path: 'b' }],
+      ['read_file', { path: 'a' }],
+      ['terminal', { command: 'rm -rf build' }],
+      'finish',
+    ]);
+  });
+
+  it('grows the name of a call opened under an id sent alone without an index, before its arguments, from a piece with another id: no call of part of a name', () => {
+    const reader = new OpenAIChunkReader();
+    const pieces = [
+      { function: { name: 'ter', arguments: '' } },
+      { id: 'x1', function: { name: 'terminal' } },
+      { id: 'x2', function: { arguments: '{"command":"ls"}' } },
+      { id: 'x3' },
+      { function: { name: 'termina', arguments: '' } },
+      { id: 'x4', function: { name: 'terminal' } },
+      { id: 'x5', function: { arguments: '{"command":"pwd"}' } },
+    ];
+    for (const piece of pieces) reader.push(delta({ tool_calls: [piece] }));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'x1', name: 'terminal', arguments: '{"command":"ls"}' },
+      { type: 'tool-call', id: 'x3', name: 'terminal', arguments: '{"command":"pwd"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
   it('keeps arguments sent whole when a later piece of the call brings empty or blank text, as a server repeating a call sends it', () => {
     const reader = new OpenAIChunkReader();
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: { command: 'ls -la' } } }] }));

@@ -111,6 +111,11 @@ interface PendingCall {
   longest: number;
   /** Whether the argument text so far is one whole JSON object: text after it cannot go on from it. */
   text: JsonObjectTracker;
+  /**
+   * Whether its id came with a later piece than the one that opened it, as a hosted server sends one id on every later
+   * piece, the same for each call of the turn (see `indexWithoutOne`).
+   */
+  idFromLaterPiece: boolean;
 }
 
 /** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
@@ -180,6 +185,8 @@ export class OpenAIChunkReader {
    * is still the call's (`keepsBlank`).
    */
   private readonly nextIds = new Map<number, string>();
+  /** The places of calls sent without an index that opened under an id of `nextIds`, one sent alone before them. */
+  private readonly underNextId = new Set<number>();
   private finishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private textChars = 0;
@@ -329,6 +336,7 @@ export class OpenAIChunkReader {
         : this.indexOf(delta.index, delta.id ?? undefined, name ?? undefined, piece ?? undefined);
     if (index === undefined) return;
     let call = this.calls.get(index);
+    const opened = call === undefined;
     if (!call) {
       const opens = Boolean(named) || carriesArguments(piece ?? undefined);
       if (!opens && !delta.id) return;
@@ -340,7 +348,7 @@ export class OpenAIChunkReader {
         this.waitAt(index, delta.id);
         return;
       }
-      call = { id: this.openWaiting(index, delta.id ?? undefined) ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker() };
+      call = { id: this.openWaiting(index, delta.id ?? undefined) ?? '', name: '', arguments: '', size: 0, longest: 0, text: new JsonObjectTracker(), idFromLaterPiece: false };
       this.calls.set(index, call);
     }
     this.lastIndex = index;
@@ -350,6 +358,7 @@ export class OpenAIChunkReader {
     let added = false;
     if (delta.id && call.id === '') {
       call.id = delta.id;
+      call.idFromLaterPiece = !opened;
       this.identify(delta.id, index);
       added = true;
     }
@@ -497,7 +506,11 @@ export class OpenAIChunkReader {
     this.possibleStart = undefined;
     const named = name !== undefined && name !== '';
     const next = this.lastIndex === undefined ? undefined : this.takeNextId(this.lastIndex, id, named, piece);
-    if (next !== undefined) return this.placeNextCall(next, undefined);
+    if (next !== undefined) {
+      const place = this.placeNextCall(next, undefined);
+      this.underNextId.add(place);
+      return place;
+    }
     // Pieces of calls sent in turns (a, b, a, b) go each to the call of its id, or where its id waits.
     const identified = id !== undefined && id !== '';
     const known = identified ? this.placeOfId.get(id) : undefined;
@@ -512,7 +525,12 @@ export class OpenAIChunkReader {
         return undefined;
       }
     }
-    if (known !== undefined) return known;
+    // An id a call opened with none got from a later piece may be every call's: a hosted server sends one id on each
+    // call's later pieces. Once that call's arguments are whole and another has opened, a piece with it is the last
+    // call's: taken as the first's, write_file was put up as `{"path":"b"}{"command":"ls"}` and terminal with none.
+    const reached = known === undefined ? undefined : this.calls.get(known);
+    const passed = reached !== undefined && reached.idFromLaterPiece && known !== this.lastIndex && (typeof reached.arguments !== 'string' || reached.text.closed);
+    if (known !== undefined && !passed) return known;
     const last = this.lastIndex === undefined ? undefined : this.calls.get(this.lastIndex);
     if (last !== undefined && this.lastIndex !== undefined) {
       const anonymous = !identified;
@@ -546,7 +564,12 @@ export class OpenAIChunkReader {
       const anotherObject = (text === undefined || last.text.closed) && (typeof piece === 'string' ? piece.trimStart().startsWith('{') : piece !== undefined);
       // A call's first piece carries its name: one with another id and none goes on with the last call, as at an index.
       const unnamedMore = (name === undefined || name === '') && text !== undefined && !last.text.closed;
-      if ((anonymous || last.id === '' || last.id === id || unnamedMore) && !anotherName && !anotherObject) {
+      // A name going on from that of a call opened under an id sent alone before it (`nextIds`), before its arguments,
+      // is that call's whatever id it carries, as a hosted server grows a name in a piece with another id: `termina`
+      // was put up as a call of its own beside its call `terminal`.
+      const grownName =
+        named && this.underNextId.has(this.lastIndex) && last.name !== '' && name !== last.name && name.startsWith(last.name) && text !== undefined && !last.text.begun;
+      if ((anonymous || last.id === '' || last.id === id || unnamedMore || grownName) && !anotherName && !anotherObject) {
         // Its call is not named: with calls sent at indexes interleaved and unfinished, the text goes on from either.
         if (carriesArguments(piece) && this.unfinishedBesides(this.lastIndex)) {
           throw new MalformedChunkError(

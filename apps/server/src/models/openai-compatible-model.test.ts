@@ -1158,6 +1158,25 @@ describe('OpenAICompatibleModel', () => {
       ]);
     });
 
+    it('keeps each call sent with no id and no index to its own arguments when its later pieces carry one id for every call: no call is put up with the next one\'s', async () => {
+      // An id alone, then before each call c's id alone, the call's name with no id, its arguments with c-more.
+      const call = (name: string, args: string) =>
+        `${callPiece({ id: 'c', type: 'function' })}\n\n${callPiece({ type: 'function', function: { name, arguments: '' } })}\n\n${callPiece({ id: 'c-more', function: { arguments: args } })}\n\n`;
+      const parts = await partsFrom([
+        `${callPiece({ id: 'x0', type: 'function' })}\n\n`,
+        call('list_directory', '{"path":"a"}'),
+        call('write_file', '{"path":"b"}'),
+        `${call('terminal', '{"command":"ls"}')}${callsEnd}`,
+      ]);
+
+      expect(parts.map((part) => (part.type === 'tool-call' ? [part.name, part.arguments] : part.type))).toStrictEqual([
+        ['list_directory', '{"path":"a"}'],
+        ['write_file', '{"path":"b"}'],
+        ['terminal', '{"command":"ls"}'],
+        'finish',
+      ]);
+    });
+
     it('keeps an id sent alone at an index no call was moved from to its own pieces: a call sent there with another id is put up under its own id, not joined to them', async () => {
       const terminal = { type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } };
       const ls = { type: 'tool-call', id: 'b', name: 'terminal', arguments: '{"command":"ls"}' };
