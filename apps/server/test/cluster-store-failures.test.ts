@@ -213,6 +213,17 @@ function deafToDecisions(store: PostgresStore, stops = false): Cluster {
   });
 }
 
+/** The cluster, except that its lease renewals never tell of a stored Stop (as before one comes round). */
+function stopsUnrenewed(cluster: Cluster): Cluster {
+  return new Proxy(cluster, {
+    get(target, key) {
+      if (key === 'renewLeases') return async () => ({ ...(await target.renewLeases()), stopped: new Set<string>() });
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 const ledgerRow = (db: TestDatabase, approvalId: string) =>
   withClient(async (client) => (await client.query<{ decision: string | null; source: string | null }>(`SELECT decision, source FROM ${db.schema}.tool_calls WHERE approval_id = $1`, [approvalId])).rows[0]);
 
@@ -483,8 +494,9 @@ describe.skipIf(!postgres.available)('several instances when the store fails for
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let failing!: ReturnType<typeof failingOnce<Cluster>>;
-    // A hears nothing of B's allow or Stop: it learns of them only by reading the store.
-    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(deafToDecisions(store, true), 'claimDecision', claimOf('timeout'))).proxy });
+    // A hears nothing of B's allow or Stop, nor is told of the Stop by its lease renewals: it learns of them only by
+    // reading the store at the call's deadline.
+    const a = await instance(db, 'a', tool, 300, { asCluster: (store) => (failing = failingOnce<Cluster>(stopsUnrenewed(deafToDecisions(store, true)), 'claimDecision', claimOf('timeout'))).proxy });
     const b = await instance(db, 'b', tool, 300);
     const failed = failing.arm();
     // Long enough for B's allow and Stop to land first however loaded the machine; the test waits for it to pass.

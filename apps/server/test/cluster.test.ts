@@ -252,6 +252,24 @@ class TwoCallsModel implements ChatModel {
   }
 }
 
+/** Calls `echo` once a turn, `turns` times ("call 1", "call 2", …), then answers. */
+class ManyTurnsModel implements ChatModel {
+  readonly name = 'many-turns';
+
+  constructor(private readonly turns: number) {}
+
+  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
+    const done = request.messages.filter((message) => message.role === 'tool').length;
+    if (done < this.turns) {
+      yield { type: 'tool-call', id: `call_${done + 1}`, name: 'echo', arguments: { text: `call ${done + 1}` } };
+      yield { type: 'finish', reason: 'tool-calls' };
+      return;
+    }
+    yield { type: 'text-delta', text: 'done' };
+    yield { type: 'finish', reason: 'stop' };
+  }
+}
+
 function expectExactIds(runId: string, ids: readonly string[], from = 1) {
   expect(ids).toStrictEqual(ids.map((_, index) => `${runId}:${from + index}`));
 }
@@ -1235,7 +1253,8 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(await b.chat.cancel('s1', 'r1')).toBe(1);
     // A missed the Stop: the call still waits there, and the store refuses any decision on it as stopped.
     expect(a.chat.registry.listPending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]);
-    expect(await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+    expect(a.chat.registry.listPending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]);
     lossy.resync();
     await expect.poll(() => a.chat.registry.listPending('s1'), { timeout: 10_000 }).toStrictEqual([]);
     expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
@@ -1320,6 +1339,93 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
     expect(await b.chat.cancel('s1', 'r1')).toBe(1);
     deadline.release();
+
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome])).toStrictEqual([['allow', 'user', 'cancelled']]);
+  });
+
+  it('a Stop on B whose own message to the others fails (B dies, or its connection drops, right after storing it) reaches the owner A with the Stop’s commit: a run with no call waiting (confirmation off) stops, and runs no further call', async () => {
+    const db = await cleanups.database();
+    const { tool, started, release } = heldEcho();
+    const model = new ManyTurnsModel(3);
+    const a = await instance(db, 'a', tool, 60_000, { model });
+    const b = await instance(db, 'b', tool, 60_000, {
+      model,
+      asCluster: (store) =>
+        interceptCluster(store, { publish: (message) => (message.type === 'cancel' ? Promise.reject(new Error('Connection terminated unexpectedly')) : store.publish(message)) }),
+    });
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    const followed = await follow(a, 's1', 'r1');
+    await vi.waitFor(() => expect(started).toStrictEqual(['call 1']));
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    await expect.poll(() => a.chat.isRunActive('r1'), { timeout: 10_000 }).toBe(false);
+    release();
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(started).toStrictEqual(['call 1']);
+  });
+
+  it('a Stop on B whose message the owner A missed, with nothing read again after it and no call waiting on a deadline: A stops the run at its next lease renewal, which answers its stopped runs, and runs no further call', async () => {
+    const db = await cleanups.database();
+    const { tool, started, release } = heldEcho();
+    const model = new ManyTurnsModel(3);
+    const a = await instance(db, 'a', tool, 300, { model, asCluster: (store) => lossyCluster(store, (message) => message.type === 'cancel').cluster });
+    const b = await instance(db, 'b', tool, 300, { model });
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    const followed = await follow(a, 's1', 'r1');
+    await vi.waitFor(() => expect(started).toStrictEqual(['call 1']));
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    await expect.poll(() => a.chat.isRunActive('r1'), { timeout: 10_000 }).toBe(false);
+    release();
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(started).toStrictEqual(['call 1']);
+  });
+
+  it('a person deciding on the owner A a call of a run stopped on B, whose message A missed, is told the Stop’s cancel, and A stops the run: the call waits on nowhere, even with no deadline', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => lossyCluster(store, (message) => message.type === 'cancel').cluster });
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'stopped unheard', options: { decisionTimeoutMs: 'never' } });
+    const followed = await follow(a, 's1', 'r1');
+    const { approvalId } = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    expect(a.chat.registry.listPending('s1').map((call) => call.approvalId)).toStrictEqual([approvalId]);
+
+    expect(await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+    await expect.poll(() => a.chat.isRunActive('r1'), { timeout: 10_000 }).toBe(false);
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(a.chat.registry.listPending('s1')).toStrictEqual([]);
+    expect(calls).toStrictEqual([]);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.approvalId, record.decision, record.source, record.outcome])).toStrictEqual([[approvalId, 'cancel', 'user', 'cancelled']]);
+  });
+
+  it('an allow on B and then a Stop on B, the Stop’s message missed by the owner A and the allow’s heard after it: A reads the run’s Stop before the allow’s row, and nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // A's "decided" messages come only once the gate opens; its "cancel" messages never.
+    const a = await instance(db, 'a', tool, 60_000, {
+      asCluster: (store) =>
+        interceptCluster(store, {
+          subscribe: (listener) =>
+            store.subscribe((message) => {
+              if (message.type === 'decided') void gate.then(() => listener(message));
+              else if (message.type !== 'cancel') listener(message);
+            }),
+        }),
+    });
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'allowed then stopped');
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    open();
 
     expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
     expect(followed.events.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'cancelled' });

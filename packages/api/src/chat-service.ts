@@ -822,9 +822,9 @@ export class ChatService {
     const remote = session?.remoteRunId;
     if (!run && cluster && remote && (runId === undefined || runId === remote)) {
       // Stored first: an owner that died before hearing it would leave the run going, and whoever takes the run over
-      // reads it there. Then its owner, told, cancels it; the end comes back through the store like any of its events.
+      // reads it there. Its owner, told with the Stop's commit, cancels it; the end comes back through the store like
+      // any of its events.
       if (!(await cluster.requestCancel(remote))) return { cancelled: 0 };
-      this.publish({ type: 'cancel', runId: remote, sessionId });
       return { cancelled: 1 };
     }
     if (run && (runId === undefined || run.runId === runId)) {
@@ -1218,10 +1218,7 @@ export class ChatService {
     // gone before its owner could record how its tool ended, and its owner's clients would be told nothing.
     const remote = session.remoteRunId;
     const cluster = this.options.cluster;
-    if (remote && cluster && (await cluster.requestCancel(remote))) {
-      this.publish({ type: 'cancel', runId: remote, sessionId });
-      await this.remoteEnd(cluster, sessionId, remote);
-    }
+    if (remote && cluster && (await cluster.requestCancel(remote))) await this.remoteEnd(cluster, sessionId, remote);
     return this.admit(async () => {
       if (this.sessions.get(sessionId) !== session) return false;
       // A message taken in while the run above stopped started another: it is stopped too, or it would go on (its
@@ -1384,7 +1381,13 @@ export class ChatService {
     }
     // "grant-gone" answers only a grant's release, never a person's decision.
     if (claim.status === 'not-found' || claim.status === 'grant-gone') return { resolved: false, status: 'not-found' };
-    if (claim.status === 'already-decided') return { resolved: false, status: 'already-decided', decision: claim.decision };
+    if (claim.status === 'already-decided') {
+      // The call's run was stopped, and its owner here may have missed the Stop's message: it stops now, or the call
+      // would wait on, refused to everyone and listed nowhere. An owner elsewhere is told by the Stop's own commit,
+      // and reads the Stop at its next renewal.
+      if (claim.runStopped === true) this.stopHeldRunOf(input.sessionId, input.approvalId);
+      return { resolved: false, status: 'already-decided', decision: claim.decision };
+    }
     const call = claim.call;
     let reported: Promise<DecisionReport | undefined> | undefined;
     const owner = this.runs.get(call.runId);
@@ -1774,6 +1777,9 @@ export class ChatService {
     await this.untilStoreAnswers({
       holds: () => !this.closing && !run.remote && !run.log.isClosed && this.runs.get(run.runId) === run && asked().length > 0,
       attempt: async () => {
+        // The run's Stop first, as a resync reads it: an allow made before a Stop whose message was missed then
+        // reaches a stopped run, which runs nothing; released first, its tool ran while the Stop was read.
+        if (!run.cancellation.aborted && (await this.store.getRun(run.runId))?.cancelRequested === true) run.cancellation.cancel();
         const still = asked();
         for (const record of await this.store.listRunToolCalls(run.runId)) {
           if (still.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(run, record);
@@ -2058,7 +2064,7 @@ export class ChatService {
   }
 
   /**
-   * Stores a person's stop that could not be stored when it was made, and tells the other instances: the run's next
+   * Stores a person's stop that could not be stored when it was made, which tells the other instances: the run's next
    * owner reads it as it takes the run over and ends the run; one that took it already (this lease ran out) stops it.
    */
   private async storeUnstoredStop(cluster: Cluster, run: Run): Promise<void> {
@@ -2066,9 +2072,7 @@ export class ChatService {
     const going = await cluster.requestCancel(run.runId);
     run.stopUnstored = false;
     // Ended meanwhile (its end was stored after all): there is nothing left to stop.
-    if (!going) return;
-    this.log(`Run ${run.runId}: its stop is stored now`);
-    this.publish({ type: 'cancel', runId: run.runId, sessionId: run.sessionId });
+    if (going) this.log(`Run ${run.runId}: its stop is stored now`);
   }
 
   /**
@@ -2148,14 +2152,20 @@ export class ChatService {
     this.forgetLater(paused.run.runId);
   }
 
-  /** Renews this instance's leases; a run whose lease could not be renewed is another instance's now. */
+  /**
+   * Renews this instance's leases; a run whose lease could not be renewed is another instance's now. A run held here
+   * whose Stop is stored stops, as on the Stop's message: should that message not have come, the run goes on no
+   * longer than a renewal interval after it.
+   */
   private async renewLeases(): Promise<void> {
     const cluster = this.options.cluster;
     if (!cluster || this.closing) return;
     const asked = performance.now();
     let held: Set<string>;
     try {
-      held = await cluster.renewLeases();
+      const renewed = await cluster.renewLeases();
+      held = renewed.held;
+      this.stopStored(renewed.stopped);
     } catch (error) {
       this.log(`Could not renew this instance's leases: ${messageOf(error)}`);
       return;
@@ -2182,8 +2192,25 @@ export class ChatService {
     const cluster = this.options.cluster;
     if (!cluster || run.fence === undefined || performance.now() - run.leaseFrom < cluster.leaseMs / 2) return;
     const asked = performance.now();
-    if (!(await cluster.renewLeases()).has(run.runId)) throw new FencedError(run.runId);
+    const renewed = await cluster.renewLeases();
+    if (!renewed.held.has(run.runId)) throw new FencedError(run.runId);
     run.leaseFrom = Math.max(run.leaseFrom, asked);
+    // Stopped before the tool starts: the loop starts nothing on a cancelled run.
+    this.stopStored(renewed.stopped);
+  }
+
+  /** Stops the run held here whose call `approvalId` waits here: its Stop is stored (see confirmInCluster). */
+  private stopHeldRunOf(sessionId: string, approvalId: string): void {
+    const waiting = this.registry.listPending(sessionId).find((pending) => pending.approvalId === approvalId);
+    if (waiting !== undefined) this.stopStored(new Set([waiting.runId]));
+  }
+
+  /** Stops the runs held here among `runIds`, whose Stop is stored, as the Stop's message would (see renewLeases). */
+  private stopStored(runIds: ReadonlySet<string>): void {
+    for (const runId of runIds) {
+      const run = this.runs.get(runId);
+      if (run && !run.remote && !run.cancellation.aborted) run.cancellation.cancel();
+    }
   }
 
   /** Sends a message to the other instances; a failure loses nothing they cannot read again, so it is only logged. */

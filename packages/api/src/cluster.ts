@@ -29,10 +29,11 @@ export interface Cluster {
    */
   claimRun(runId: string): Promise<number | undefined>;
   /**
-   * Extends the lease of every run this instance holds; answers the ids of the runs it still holds. None, ever after,
-   * once another process has taken this instance's id (this one stalled past its lease).
+   * Extends the lease of every run this instance holds; answers the ids of the runs it still holds, and of those the
+   * ones whose Stop is stored (their owner stops them, should the Stop's message not have reached it). None, ever
+   * after, once another process has taken this instance's id (this one stalled past its lease).
    */
-  renewLeases(): Promise<Set<string>>;
+  renewLeases(): Promise<RenewedLeases>;
   /** Gives up every run this instance holds (a graceful stop), so others take them over at once. */
   releaseRuns(): Promise<void>;
   /**
@@ -44,8 +45,9 @@ export interface Cluster {
   /** Unfinished runs no live instance holds: unowned, or with a lease that ran out, and not held off. Oldest first. */
   listClaimableRuns(): Promise<StoredRun[]>;
   /**
-   * Records that a person stopped the run, for whichever instance resumes it (its `cancelRequested`). Answers whether
-   * the run was still going.
+   * Records that a person stopped the run, for whichever instance resumes it (its `cancelRequested`), and tells every
+   * instance with the same commit (a "cancel" message), so its owner stops it even when the instance that stored the
+   * Stop dies right after. Answers whether the run was still going.
    */
   requestCancel(runId: string): Promise<boolean>;
 
@@ -66,6 +68,14 @@ export interface Cluster {
   publish(message: ClusterMessage): Promise<void>;
   /** Calls `listener` for every message from any instance until the returned function is called. */
   subscribe(listener: (message: ClusterMessage) => void): () => void;
+}
+
+/** What a renewal of an instance's leases found. */
+export interface RenewedLeases {
+  /** The runs this instance still holds. */
+  held: Set<string>;
+  /** Of those, the runs a person stopped (their Stop is stored). */
+  stopped: Set<string>;
 }
 
 /**

@@ -53,4 +53,5 @@ export {
   type ClaimDecisionResult,
   type HoldOff,
   type PendingApprovalRecord,
+  type RenewedLeases,
 } from './cluster';

@@ -143,8 +143,8 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await b.createRun(run('r3', 's3', 3_000), 'b');
     const before = await runRow(database, 'r1');
 
-    expect(await a.renewLeases()).toStrictEqual(new Set(['r1', 'r2']));
-    expect(await b.renewLeases()).toStrictEqual(new Set(['r3']));
+    expect((await a.renewLeases()).held).toStrictEqual(new Set(['r1', 'r2']));
+    expect((await b.renewLeases()).held).toStrictEqual(new Set(['r3']));
     expect(Number((await runRow(database, 'r1'))?.lease_until)).toBeGreaterThanOrEqual(Number(before?.lease_until));
     expect(await b.listClaimableRuns()).toStrictEqual([]);
 
@@ -152,13 +152,32 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await b.listClaimableRuns()).map((r) => r.runId)).toStrictEqual(['r1', 'r2']);
     await expect.poll(() => heardByB, POLL).toContainEqual({ type: 'released', instanceId: 'a' });
     expect(await b.claimRun('r1')).toBe(2);
-    expect(await a.renewLeases()).toStrictEqual(new Set());
-    expect(await b.renewLeases()).toStrictEqual(new Set(['r1', 'r3']));
+    expect((await a.renewLeases()).held).toStrictEqual(new Set());
+    expect((await b.renewLeases()).held).toStrictEqual(new Set(['r1', 'r3']));
 
     await b.endRun('r3', 'done', 4_000, 1);
-    expect(await b.renewLeases()).toStrictEqual(new Set(['r1']));
+    expect((await b.renewLeases()).held).toStrictEqual(new Set(['r1']));
     expect((await b.listClaimableRuns()).map((r) => r.runId)).toStrictEqual(['r2']);
     expect((await b.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['r1', 'r2']);
+  });
+
+  it('a Stop is told to every instance with its own commit, by the store that stored it, and each renewal of the owner answers its runs whose Stop is stored', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a', { leaseMs: 60_000 });
+    await using b = await openStore(database, 'b', { leaseMs: 60_000 });
+    const heardByA = record(a);
+    for (const id of ['s1', 's2']) await a.createSession(session(id));
+    await a.createRun(run('r1', 's1', 1_000), 'a');
+    await a.createRun(run('r2', 's2', 2_000), 'a');
+    expect(await a.renewLeases()).toStrictEqual({ held: new Set(['r1', 'r2']), stopped: new Set() });
+
+    expect(await b.requestCancel('r1')).toBe(true);
+    await expect.poll(() => heardByA, POLL).toContainEqual({ type: 'cancel', runId: 'r1', sessionId: 's1' });
+    expect(await a.renewLeases()).toStrictEqual({ held: new Set(['r1', 'r2']), stopped: new Set(['r1']) });
+
+    await a.endRun('r1', 'cancelled', 3_000, 1);
+    expect(await b.requestCancel('r1')).toBe(false);
+    expect(await a.renewLeases()).toStrictEqual({ held: new Set(['r2']), stopped: new Set() });
   });
 
   it('a second store under an id another live one holds is refused, naming the id; once the holder closes, the id is taken at once and its runs given up with a raised token', async () => {
@@ -171,7 +190,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(refused).toBeInstanceOf(StoreError);
     expect((refused as StoreError).problem).toBe('instance-in-use');
     expect((refused as StoreError).message).toContain('instance id "a" is held by another live Airlock process');
-    expect(await a.renewLeases()).toStrictEqual(new Set(['r']));
+    expect((await a.renewLeases()).held).toStrictEqual(new Set(['r']));
     expect(await runRow(database, 'r')).toMatchObject({ owner: 'a', fence: '1' });
 
     await a.close();
@@ -179,7 +198,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await using again = await openStore(database, 'a', { leaseMs: 60_000 });
     expect(await runRow(database, 'r')).toStrictEqual({ owner: null, fence: '2', lease_until: null });
     expect(await again.claimRun('r')).toBe(3);
-    expect(await again.renewLeases()).toStrictEqual(new Set(['r']));
+    expect((await again.renewLeases()).held).toStrictEqual(new Set(['r']));
   });
 
   it('reads a chat longer than one read holds whole and in order, and only its own messages', async () => {
@@ -385,7 +404,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(refused).toBeInstanceOf(StoreError);
     expect((refused as StoreError).problem).toBe('instance-in-use');
     expect((refused as StoreError).message).toContain('instance id "a" is held by another live Airlock process');
-    expect(await a.renewLeases()).toStrictEqual(new Set(['r']));
+    expect((await a.renewLeases()).held).toStrictEqual(new Set(['r']));
     expect(await runRow(database, 'r')).toMatchObject({ owner: 'a', fence: '1' });
   });
 
@@ -443,7 +462,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     const oldLock = await instanceLockHolder(database.schema, 'a');
     expect(oldLock).toBeDefined();
 
-    expect(await old.renewLeases()).toStrictEqual(new Set());
+    expect((await old.renewLeases()).held).toStrictEqual(new Set());
     // Its id's lock goes with it, for the new holder to take.
     expect(await instanceLockHolder(database.schema, 'a')).not.toBe(oldLock);
     expect(await old.claimRun('r')).toBeUndefined();
@@ -452,7 +471,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await expect(old.createRun(run('r2', 'later'), 'a')).rejects.toThrow(FencedError);
     await expect(old.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('late old'), at: 1, fence: 1 })).rejects.toThrow(FencedError);
     expect(await runRow(database, 'r')).toStrictEqual(held);
-    expect(await fresh.renewLeases()).toStrictEqual(new Set(['r']));
+    expect((await fresh.renewLeases()).held).toStrictEqual(new Set(['r']));
     expect(await fresh.listClaimableRuns()).toStrictEqual([]);
   });
 

@@ -22,6 +22,7 @@ import {
   type LoopEvent,
   type PendingApproval,
   type PendingApprovalRecord,
+  type RenewedLeases,
   type Rule,
   type MessagePage,
   type MessagePageQuery,
@@ -752,15 +753,16 @@ export class PostgresStore implements AirlockStore, Cluster {
    * holds the id (this one stalled past its lease and the id was taken), it answers no runs, and renews nothing ever
    * after: the runs are the other's.
    */
-  async renewLeases(): Promise<Set<string>> {
-    if (this.superseded) return new Set();
-    const [row] = await this.rows<{ alive: boolean; runs: string[] }>(
+  async renewLeases(): Promise<RenewedLeases> {
+    if (this.superseded) return { held: new Set(), stopped: new Set() };
+    const [row] = await this.rows<{ alive: boolean; runs: string[]; stopped: string[] }>(
       `WITH alive AS (
          UPDATE instances SET alive_until = ${DB_NOW} + $3::bigint WHERE instance_id = $1 AND incarnation = $2 RETURNING 1
        ), renewed AS (
-         UPDATE runs SET lease_until = ${DB_NOW} + $3::bigint WHERE owner = $1 AND owner_incarnation = $2 AND ended_at IS NULL AND EXISTS (SELECT 1 FROM alive) RETURNING run_id
+         UPDATE runs SET lease_until = ${DB_NOW} + $3::bigint WHERE owner = $1 AND owner_incarnation = $2 AND ended_at IS NULL AND EXISTS (SELECT 1 FROM alive) RETURNING run_id, cancel_requested
        )
-       SELECT EXISTS (SELECT 1 FROM alive) AS alive, coalesce((SELECT array_agg(run_id) FROM renewed), '{}') AS runs`,
+       SELECT EXISTS (SELECT 1 FROM alive) AS alive, coalesce((SELECT array_agg(run_id) FROM renewed), '{}') AS runs,
+         coalesce((SELECT array_agg(run_id) FROM renewed WHERE cancel_requested), '{}') AS stopped`,
       [this.instanceId, this.incarnation, this.leaseMs],
     );
     if (row?.alive !== true) {
@@ -769,10 +771,10 @@ export class PostgresStore implements AirlockStore, Cluster {
       this.log(
         `Instance id "${this.instanceId}" was taken by another process while this one did not renew it (paused or cut off for longer than its lease): this process gives up its runs and takes no more. Stop it.`,
       );
-      return new Set();
+      return { held: new Set(), stopped: new Set() };
     }
     await this.endStalledListeners();
-    return new Set(row.runs);
+    return { held: new Set(row.runs), stopped: new Set(row.stopped) };
   }
 
   /**
@@ -832,8 +834,17 @@ export class PostgresStore implements AirlockStore, Cluster {
     await this.publish({ type: 'released', instanceId: this.instanceId });
   }
 
+  /**
+   * The "cancel" message is part of the Stop's statement, as a claim's "decided" is: sent after it, an instance that
+   * died or lost its connection in between left the Stop stored and its owner never told, running tools on a run the
+   * person had been told was stopped.
+   */
   async requestCancel(runId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('UPDATE runs SET cancel_requested = true WHERE run_id = $1 AND ended_at IS NULL', [runId]);
+    const { rowCount } = await this.pool.query(
+      `WITH stopped AS (UPDATE runs SET cancel_requested = true WHERE run_id = $1 AND ended_at IS NULL RETURNING run_id, session_id)
+       SELECT pg_notify($2, json_build_object('type', 'cancel', 'runId', run_id, 'sessionId', session_id)::text) FROM stopped`,
+      [runId, this.channel],
+    );
     return (rowCount ?? 0) > 0;
   }
 
