@@ -445,4 +445,46 @@ describe.skipIf(!postgres.available)('a waiting call denied by a rule, with seve
     expect(bModel.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: result });
     expect(read).toStrictEqual([]);
   });
+
+  it("tells a deny of a rule of the workspace's rules file that a person's edited allow of a later call of a batch met, on an owner that died before that call's turn, as the owner would have: the edit, and the rule from that file", async () => {
+    const db = await cleanups.database();
+    const workspace = await workspaceWithHardLink();
+    await mkdir(join(workspace, '.airlock'));
+    await writeFile(join(workspace, '.airlock', 'rules.json'), JSON.stringify({ version: 1, rules: [{ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, reason: 'keys stay put' }] }));
+    const read: string[] = [];
+    const started: string[] = [];
+    // Runs until stopped: the batch's later call waits for its turn behind it.
+    const slow = defineTool({
+      name: 'slow',
+      description: 'takes a while',
+      parameters: z.object({ text: z.string() }),
+      annotations: { readOnly: true },
+      execute: async ({ text }, { signal }) => {
+        started.push(text);
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        return 'slow done';
+      },
+    });
+    const tools = () => [slow, readTool(read)];
+    const aModel = new ScriptedModel([toolCallStep({ name: 'slow', arguments: { text: 'one' } }, { name: 'read_file', arguments: { path: 'notes.txt' } }), textStep('done')]);
+    const bModel = new ScriptedModel([textStep('done')]);
+    const a = await clusterInstance(db, cleanups, { name: 'a', model: aModel, tools, workspace, leaseMs: 600 });
+    const b = await clusterInstance(db, cleanups, { name: 'b', model: bModel, tools, workspace, leaseMs: 600 });
+    await a.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    const [first, later] = await waitingCalls(b.chat, 's', 2);
+    expect(await a.chat.confirm({ sessionId: 's', approvalId: first!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    await vi.waitFor(() => expect(started).toStrictEqual(['one']), { timeout: 20_000, interval: 20 });
+    const edited = { path: 'secret/key' };
+    expect(await b.chat.confirm({ sessionId: 's', approvalId: later!.approvalId, decision: 'allow', arguments: edited })).toMatchObject({ resolved: true });
+    // A stores the rule's deny of the edited call alone (from its tool-decision event); its end comes at its turn.
+    const ruleDeny = async () => (await a.store.loadEvents('r1', 0)).find((event) => event.type === 'tool-decision' && event.source === 'rule');
+    await vi.waitFor(async () => expect(await ruleDeny()).toBeDefined(), { timeout: 20_000, interval: 20 });
+    const told = await ruleDeny();
+    await a.crash();
+
+    await vi.waitFor(async () => expect((await b.chat.getSession('s')).activeRunId).toBeNull(), { timeout: 30_000, interval: 50 });
+    const result = toolResultText.edited(edited, toolResultText.deniedByRule('read_file', told?.type === 'tool-decision' ? told.reason! : '', true), false);
+    expect((await b.store.loadEvents('r1', 0)).filter((event) => event.type === 'tool-end' && event.toolCallId === later!.toolCallId)).toMatchObject([{ outcome: 'denied', result }]);
+    expect(read).toStrictEqual([]);
+  });
 });

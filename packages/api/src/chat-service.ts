@@ -60,7 +60,7 @@ import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, 
 import { encodeSessionCursor } from './session-cursor';
 import { titleMatches } from './session-search';
 import { setAsideRun } from './set-aside-run';
-import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
+import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, ruleFromWorkspaceFile, RUN_END_NOT_STORED } from './unended-calls';
 
 export interface RunOptions {
   /** Also changes the session's own setting, which every later run of the session keeps. */
@@ -3424,7 +3424,7 @@ function recordedRuleDeny(record: ToolCallRecord): { verdict: PolicyVerdict } | 
       ruleId: record.decidedByRule,
       description,
       ...(record.reason === null ? {} : { message: record.reason }),
-      ...(record.decidedByRuleFromWorkspaceFile === true ? { fromWorkspaceFile: true } : {}),
+      ...(ruleFromWorkspaceFile(record) ? { fromWorkspaceFile: true } : {}),
     },
   };
 }

@@ -241,4 +241,11 @@ describe('endOfUnended', () => {
     expect(endOfUnended(denied(byRule))).toStrictEqual({ outcome: 'denied', result: toolResultText.deniedByRule('read_file', byRule.reason) });
     expect(endOfUnended(denied({ ...byRule, decidedByRuleFromWorkspaceFile: true }))).toStrictEqual({ outcome: 'denied', result: toolResultText.deniedByRule('read_file', byRule.reason, true) });
   });
+
+  it('tells a rule’s deny of a call the person edited and allowed as the loop told it: the edit first, and the rule from the workspace’s rules file by its id, when the row was written without that origin', () => {
+    const edited = { path: 'secret/key' };
+    const fromFile = { source: 'rule' as const, reason: 'Denied by a rule: “keys stay put”', decidedByRule: 'workspace-file:d944f827ad1a:0', editedArguments: edited };
+    expect(endOfUnended(denied(fromFile))).toStrictEqual({ outcome: 'denied', result: toolResultText.edited(edited, toolResultText.deniedByRule('read_file', fromFile.reason, true), false) });
+    expect(endOfUnended(denied({ ...fromFile, decidedByRule: 'rule_1' }))).toStrictEqual({ outcome: 'denied', result: toolResultText.edited(edited, toolResultText.deniedByRule('read_file', fromFile.reason), false) });
+  });
 });

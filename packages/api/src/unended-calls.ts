@@ -9,14 +9,32 @@ export interface CallEnd {
 
 /**
  * A call refused, timed out or cancelled before it ran, as its ledger row's decision says. A rule's deny is told as
- * the loop tells it, the rule's (and, where the row keeps it, from the workspace's rules file): its reason, perhaps
- * written into the workspace, is no word of the person's.
+ * the loop tells it, the rule's (and from the workspace's rules file, see ruleFromWorkspaceFile): its reason, perhaps
+ * written into the workspace, is no word of the person's; and the arguments the person edited the call to first.
  */
-export function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, record: Pick<ToolCallRecord, 'source' | 'reason' | 'decidedByRuleFromWorkspaceFile'>): CallEnd {
+export function refusalOf(
+  toolName: string,
+  decision: Exclude<Decision, 'allow'>,
+  record: Pick<ToolCallRecord, 'source' | 'reason' | 'decidedByRule' | 'decidedByRuleFromWorkspaceFile' | 'editedArguments'>,
+): CallEnd {
+  const refused = refusalOfDecision(toolName, decision, record);
+  return record.editedArguments === null ? refused : { ...refused, result: toolResultText.edited(record.editedArguments, refused.result, false) };
+}
+
+/**
+ * Whether the rule that decided a call came from the workspace's rules file: where its row says so, or by its id,
+ * which for such a rule begins "workspace-file:" (made by the server's workspace rules file). A rule's deny of a call
+ * allowed first (the person's edit, a grant) is written from its tool-decision event, which does not carry the origin.
+ */
+export function ruleFromWorkspaceFile(record: Pick<ToolCallRecord, 'decidedByRule' | 'decidedByRuleFromWorkspaceFile'>): boolean {
+  return record.decidedByRuleFromWorkspaceFile === true || record.decidedByRule?.startsWith('workspace-file:') === true;
+}
+
+function refusalOfDecision(toolName: string, decision: Exclude<Decision, 'allow'>, record: Pick<ToolCallRecord, 'source' | 'reason' | 'decidedByRule' | 'decidedByRuleFromWorkspaceFile'>): CallEnd {
   switch (decision) {
     case 'deny':
       return record.source === 'rule'
-        ? { outcome: 'denied', result: toolResultText.deniedByRule(toolName, record.reason ?? '', record.decidedByRuleFromWorkspaceFile === true) }
+        ? { outcome: 'denied', result: toolResultText.deniedByRule(toolName, record.reason ?? '', ruleFromWorkspaceFile(record)) }
         : { outcome: 'denied', result: toolResultText.denied(toolName, record.reason ?? undefined) };
     case 'timeout':
       return { outcome: 'timed-out', result: toolResultText.timedOut(toolName) };
