@@ -23,6 +23,13 @@ async function finishOne(error: Error | null = null): Promise<void> {
   await Promise.resolve();
 }
 
+/** The write-ahead log's path in `folder`, the file made with `content` (none: not made). */
+function walFile(folder: string, content?: string): string {
+  const wal = join(folder, 'airlock.db-wal');
+  if (content !== undefined) writeFileSync(wal, content);
+  return wal;
+}
+
 const isOpen = (fd: number) => {
   try {
     fstatSync(fd);
@@ -35,9 +42,7 @@ const isOpen = (fd: number) => {
 describe('WalSyncAhead', () => {
   it('writes the log out once at a time, and once more for any number of requests made while one is going', async () => {
     await using folder = await tempFolder();
-    const wal = join(folder.path, 'airlock.db-wal');
-    writeFileSync(wal, 'frames');
-    const ahead = new WalSyncAhead(wal);
+    const ahead = new WalSyncAhead(walFile(folder.path, 'frames'));
     ahead.request();
     expect(syncs.held).toHaveLength(1);
     ahead.request();
@@ -57,9 +62,7 @@ describe('WalSyncAhead', () => {
 
   it('closes its descriptor only once the write-out going has finished, and starts none after close', async () => {
     await using folder = await tempFolder();
-    const wal = join(folder.path, 'airlock.db-wal');
-    writeFileSync(wal, 'frames');
-    const ahead = new WalSyncAhead(wal);
+    const ahead = new WalSyncAhead(walFile(folder.path, 'frames'));
     ahead.request();
     ahead.request();
     const { fd } = syncs.held[0]!;
@@ -74,12 +77,11 @@ describe('WalSyncAhead', () => {
 
   it('does nothing while there is no log, and writes it out once there is one', async () => {
     await using folder = await tempFolder();
-    const wal = join(folder.path, 'airlock.db-wal');
-    const ahead = new WalSyncAhead(wal);
+    const ahead = new WalSyncAhead(walFile(folder.path));
     ahead.request();
     expect(syncs.held).toHaveLength(0);
     await ahead.whenIdle();
-    writeFileSync(wal, 'frames');
+    walFile(folder.path, 'frames');
     ahead.request();
     expect(syncs.held).toHaveLength(1);
     await finishOne();
@@ -88,9 +90,7 @@ describe('WalSyncAhead', () => {
 
   it('goes on after a failed write-out (SQLite, syncing through its own descriptor, is told of the failure)', async () => {
     await using folder = await tempFolder();
-    const wal = join(folder.path, 'airlock.db-wal');
-    writeFileSync(wal, 'frames');
-    const ahead = new WalSyncAhead(wal);
+    const ahead = new WalSyncAhead(walFile(folder.path, 'frames'));
     ahead.request();
     ahead.request();
     await finishOne(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
