@@ -12,8 +12,6 @@ import { DEFAULT_CAPACITY, type Capacity } from '../../src/config';
 import { Inspector } from './inspector';
 
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const LAUNCHER = join(SERVER_DIR, 'bin', 'airlock.mjs');
-const BUILT = join(SERVER_DIR, 'dist', 'main.js');
 
 export interface ShippedServer {
   wsUrl: string;
@@ -39,9 +37,12 @@ export function buildServer(): void {
 /**
  * `args` are appended to the launcher's arguments (default none); when they name a --database-url, no --data-dir
  * is given, since the store is then that database. `dataDir`: a data folder of the caller's, kept when the server
- * closes (a restart on the same chats); default a temporary one.
+ * closes (a restart on the same chats); default a temporary one. `root`: the folder holding the launcher (bin/) and
+ * the build (dist/), such as a build kept aside by paired-builds.ts; default this checkout's apps/server.
  */
-export async function startShippedServer(options: { modelUrl: string; nodeOptions?: string; args?: readonly string[]; dataDir?: string }): Promise<ShippedServer> {
+export async function startShippedServer(options: { modelUrl: string; nodeOptions?: string; args?: readonly string[]; dataDir?: string; root?: string }): Promise<ShippedServer> {
+  const launcherFile = join(options.root ?? SERVER_DIR, 'bin', 'airlock.mjs');
+  const builtFile = join(options.root ?? SERVER_DIR, 'dist', 'main.js');
   const dir = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
@@ -53,7 +54,7 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
   const launcher: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
     [
-      LAUNCHER,
+      launcherFile,
       '--port',
       '0',
       '--workspace',
@@ -98,11 +99,11 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
   const pid = childOf(launcher.pid!);
   const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   // The launcher falls back to tsx when dist/ is missing or older than a source: the figures would not be the build's.
-  if (!command.includes(BUILT)) {
+  if (!command.includes(builtFile)) {
     process.off('exit', stopOnExit);
     launcher.kill('SIGTERM');
     await exited;
-    throw new Error(`the server does not run ${BUILT} but: ${command.join(' ')}`);
+    throw new Error(`the server does not run ${builtFile} but: ${command.join(' ')}`);
   }
   let inspector: Promise<Inspector> | undefined;
   return {
