@@ -24,41 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { BUILD_OPTIONS } from '../build-options';
 import { startFakeModelServer } from './support/fake-model-server';
+import { ROUND_TRIP_MARKS } from './support/round-trip-marks';
 import { startShippedServer, type ShippedServer } from './support/shipped-server';
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
 const [mode, ...args] = process.argv.slice(2);
-
-/** Marks, in the server, when a confirm arrives and when a frame holding a tool-end is written (as profile-server's). */
-const HOOKS = `(() => {
-  const { EventEmitter } = process.getBuiltinModule('node:events');
-  const { Socket } = process.getBuiltinModule('node:net');
-  const marks = (globalThis.__benchMarks = { confirm: [], toolEnd: [] });
-  const now = () => Number(process.hrtime.bigint()) / 1000;
-  const isWebSocket = (target) => {
-    for (let at = target.constructor; typeof at === 'function' && at !== EventEmitter; at = Object.getPrototypeOf(at)) if (at.name === 'WebSocket') return true;
-    return false;
-  };
-  const emit = EventEmitter.prototype.emit;
-  EventEmitter.prototype.emit = function (event, data) {
-    if (event === 'message' && isWebSocket(this) && Buffer.isBuffer(data) && data.length > 40 && data.includes('chat.confirmTool')) marks.confirm.push(now());
-    return emit.apply(this, arguments);
-  };
-  const seen = (chunk) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('latin1') : '';
-    if (text.includes('"tool-end"')) marks.toolEnd.push(now());
-  };
-  const writev = Socket.prototype._writev;
-  Socket.prototype._writev = function (chunks, cb) {
-    for (const { chunk } of chunks) seen(chunk);
-    return writev.call(this, chunks, cb);
-  };
-  const write = Socket.prototype._write;
-  Socket.prototype._write = function (chunk, encoding, cb) {
-    seen(chunk);
-    return write.call(this, chunk, encoding, cb);
-  };
-})()`;
 
 /** One build's server for a round, and the connection its round trips go over (a new one per burst of runs). */
 interface Side {
@@ -99,7 +69,7 @@ if (mode === 'aside') {
       const set = spawnSync('chrt', ['-a', '-f', '-p', '10', String(server.pid)], { encoding: 'utf8' });
       if (set.status !== 0) throw new Error(`chrt: ${set.stderr}`);
     }
-    await (await server.inspector()).send('Runtime.evaluate', { expression: HOOKS });
+    await (await server.inspector()).send('Runtime.evaluate', { expression: ROUND_TRIP_MARKS });
     return { name: name(root), server, client: undefined, runsOnClient: 0, spent: [], done: 0 };
   };
 

@@ -19,6 +19,7 @@ import type { TRPCClient } from '@trpc/client';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
+import { ROUND_TRIP_MARKS } from './support/round-trip-marks';
 import { buildServer, startShippedServer } from './support/shipped-server';
 
 /** Where an object's memory is charged in the heap report: the per-session objects of Airlock, tRPC and ws. */
@@ -77,39 +78,6 @@ function startWaiting(trpc: TRPCClient<AppRouter>, sessionId: string) {
   return { approvalId, done, stop: () => sub.unsubscribe() };
 }
 
-/** Marks, in the server, when a confirm arrives and when a frame with a tool-end (or a tool-decision) is written. */
-const HOOKS = `(() => {
-  const { EventEmitter } = process.getBuiltinModule('node:events');
-  const { Socket } = process.getBuiltinModule('node:net');
-  const marks = (globalThis.__benchMarks = { confirm: [], decision: [], toolEnd: [] });
-  const now = () => Number(process.hrtime.bigint() / 1000n);
-  const emit = EventEmitter.prototype.emit;
-  // The server's sockets are of a subclass of ws's WebSocket (the close grace), so the chain is walked.
-  const isWebSocket = (target) => {
-    for (let at = target.constructor; typeof at === 'function' && at !== EventEmitter; at = Object.getPrototypeOf(at)) if (at.name === 'WebSocket') return true;
-    return false;
-  };
-  EventEmitter.prototype.emit = function (event, data) {
-    if (event === 'message' && isWebSocket(this) && Buffer.isBuffer(data) && data.length > 40 && data.includes('chat.confirmTool')) marks.confirm.push(now());
-    return emit.apply(this, arguments);
-  };
-  const seen = (chunk) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('latin1') : '';
-    if (text.includes('"tool-decision"')) marks.decision.push(now());
-    if (text.includes('"tool-end"')) marks.toolEnd.push(now());
-  };
-  const writev = Socket.prototype._writev;
-  Socket.prototype._writev = function (chunks, cb) {
-    for (const { chunk } of chunks) seen(chunk);
-    return writev.call(this, chunks, cb);
-  };
-  const write = Socket.prototype._write;
-  Socket.prototype._write = function (chunk, encoding, cb) {
-    seen(chunk);
-    return write.call(this, chunk, encoding, cb);
-  };
-})()`;
-
 /** Opens `count` connections, as many at once as the server keeps places for sockets without a token. */
 async function connectMany(count: number): Promise<Client[]> {
   const clients: Client[] = [];
@@ -153,7 +121,7 @@ async function readMarks(iterations: number): Promise<{ confirm: number[]; decis
 
 if (mode === 'split') {
   const iterations = Number(countArg ?? 300);
-  await inspector.send('Runtime.evaluate', { expression: HOOKS });
+  await inspector.send('Runtime.evaluate', { expression: ROUND_TRIP_MARKS });
   await roundTrips('warm', 50);
   await inspector.send('Runtime.evaluate', { expression: 'for (const list of Object.values(globalThis.__benchMarks)) list.length = 0' });
   await roundTrips('split', iterations);
@@ -180,7 +148,7 @@ if (mode === 'split') {
   await Promise.all(clients.map((c) => c.close()));
 } else if (mode === 'cpu') {
   const iterations = Number(countArg ?? 400);
-  await inspector.send('Runtime.evaluate', { expression: HOOKS });
+  await inspector.send('Runtime.evaluate', { expression: ROUND_TRIP_MARKS });
   await roundTrips('warm', 50);
   await inspector.send('Runtime.evaluate', { expression: 'for (const list of Object.values(globalThis.__benchMarks)) list.length = 0' });
   await inspector.startProfile(50);
