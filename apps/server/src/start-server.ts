@@ -1,7 +1,6 @@
 import { appRouter, clientClockOffset, ConnectionState, LeftRates, LeftRuns, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
 import { CLOSE_POLICY_VIOLATION, CLOSE_REPLACED_BEFORE_TOKEN, CLOSE_TRY_AGAIN_LATER, errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
-import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
@@ -30,6 +29,7 @@ import { isPageLoad, refusedPage } from './http/refused-page';
 import { SendBufferBudget } from './http/send-buffer-budget';
 import { SocketSendWindow } from './http/socket-send-window';
 import { StaticFiles } from './http/static-files';
+import { applyTRPCSocketHandler } from './http/trpc-socket-handler';
 import { TabCredentials, type TabCredentialsOptions } from './http/tab-credentials';
 import { serverProofFrame, tokenMatches } from './http/token';
 
@@ -281,10 +281,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
   });
   const keepAlive = options.keepAlive ?? { pingMs: 30_000, pongWaitMs: 10_000 };
-  const handler = applyWSSHandler<AppRouter>({
+  const handler = applyTRPCSocketHandler<AppRouter>({
     wss,
     router: appRouter,
-    keepAlive: { enabled: true, ...keepAlive },
+    keepAlive,
     createContext: ({ info, req }): Context => {
       const params = info.connectionParams;
       const byToken = tokenMatches(params?.token, config.token);
@@ -671,9 +671,10 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
 }
 
 /**
- * What a WebSocket's connection keeps of its upgrade request: tRPC holds the request it is handed for as long as the
- * connection lasts, and reads only its URL and Host (for the connection's URL, and our createContext nothing else), so
- * it is handed those, not the request with its raw headers, streams and socket (about 0.8 KB a connection).
+ * What a WebSocket's connection keeps of its upgrade request: the socket handler holds the request it is handed for as
+ * long as the connection lasts, and reads only its URL and Host (for the connection's URL, and our createContext
+ * nothing else), so it is handed those, not the request with its raw headers, streams and socket (about 0.8 KB a
+ * connection).
  */
 function keptRequest(req: IncomingMessage): IncomingMessage {
   const kept: Pick<IncomingMessage, 'url' | 'headers'> = { url: req.url, headers: { host: req.headers.host } };
