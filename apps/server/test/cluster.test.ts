@@ -1213,6 +1213,51 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     ]);
   });
 
+  it('a release by a grant whose claim the database did not take, over an allow on B and then a Stop on B both missed by the owner A: A reads the run’s Stop before the allow’s row, and nothing more runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    // Once A's release of the second call by the grant is under way, A hears no more decisions and no Stop; the
+    // release then fails as with the connection lost before it was sent.
+    const deaf = { on: false };
+    let fail!: () => void;
+    const failing = new Promise<void>((resolve) => (fail = resolve));
+    let reached!: () => void;
+    const releasing = new Promise<void>((resolve) => (reached = resolve));
+    const a = await instance(db, 'a', tool, 60_000, {
+      model: new TwoCallsModel('echo', 'text'),
+      asCluster: (store) => {
+        const lossy = lossyCluster(store, (message) => deaf.on && (message.type === 'decided' || message.type === 'cancel')).cluster;
+        return interceptCluster(store, {
+          subscribe: (listener) => lossy.subscribe(listener),
+          claimDecision: async (input) => {
+            if (input.source !== 'grant') return store.claimDecision(input);
+            deaf.on = true;
+            reached();
+            await failing;
+            throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+          },
+        });
+      },
+    });
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'two' });
+    const followed = await follow(a, 's1', 'r1');
+    await expect.poll(async () => (await b.chat.listWaiting('s1')).length, { timeout: 20_000 }).toBe(2);
+    const [first, second] = await b.chat.listWaiting('s1');
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId: first!.approvalId, decision: 'allow', always: true })).toMatchObject({ resolved: true });
+    await releasing;
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId: second!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    fail();
+
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(calls).toStrictEqual(['first']);
+    expect((await a.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome])).toStrictEqual([
+      ['allow', 'user', 'executed'],
+      ['allow', 'user', 'cancelled'],
+    ]);
+  });
+
   it('a grant revoked while an instance missed the message stops allowing there once it hears it may have missed some', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

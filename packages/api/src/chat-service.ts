@@ -1544,10 +1544,14 @@ export class ChatService {
    * the database could not take for now: nothing was written, so it waits again, with its id and deadline, for a person
    * (or a grant still in force); a claim that was written after all (its connection lost once it was sent) is read
    * back and holds. A decision that came meanwhile, its message finding the call no longer waiting here, is read from
-   * the store once it is back.
+   * the store once it is back. The run's Stop is read before the row, as applyDecisionsFromStore reads it.
    */
   private async waitAgain(call: PendingApproval & RestoredApproval, run: Run): Promise<DecisionOutcome> {
-    const recorded = async () => (await this.store.listRunToolCalls(call.runId)).find((record) => record.approvalId === call.approvalId);
+    const recorded = async () => {
+      // An allow made elsewhere before a Stop whose message was missed then reaches a stopped run, which runs nothing.
+      if (!run.cancellation.aborted && (await this.store.getRun(call.runId))?.cancelRequested === true) run.cancellation.cancel();
+      return (await this.store.listRunToolCalls(call.runId)).find((record) => record.approvalId === call.approvalId);
+    };
     let record: ToolCallRecord | undefined | 'unread';
     try {
       record = await recorded();
