@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { getWSConnectionHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { trpcConnectionHandler } from './trpc-socket-handler';
 
@@ -294,5 +294,57 @@ describe('the socket handler', () => {
     socket.receive({ id: 2, method: 'mutation', params: { path: 'save', input: { wrapped: { n: 1 } } } });
     await socket.when((log) => log.length === 2);
     expect(seen.signals).toStrictEqual([undefined, undefined]);
+  });
+});
+
+/** A promise settled from outside. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A connection to a router of subscriptions `s` (id 1) answered by `answer`, which is handed each one's signal. */
+function subscriptions(answer: (signal: AbortSignal | undefined, socket: RecordingSocket) => Promise<AsyncIterable<unknown>> | AsyncIterable<unknown>): RecordingSocket {
+  const t = initTRPC.create();
+  const socket = new RecordingSocket();
+  const router = t.router({ s: t.procedure.subscription(({ signal }) => answer(signal, socket)) });
+  trpcConnectionHandler({ router, createContext: () => ({}), onError: ({ error }) => socket.record(`onError:${error.message}`) })(socket as unknown as WebSocket, REQUEST);
+  return socket;
+}
+
+const SUBSCRIBE = { id: 1, method: 'subscription', params: { path: 's' } };
+
+describe('a subscription the socket handler refuses once its procedure has answered', () => {
+  it('is returned unread, its signal aborted, when its socket closed while its procedure answered', async () => {
+    const answered = deferred();
+    const socket = subscriptions(async (signal, to) => {
+      await answered.promise;
+      return stream([], { return: async () => {
+        to.record(`return, aborted ${signal?.aborted}`);
+        return { done: true, value: undefined };
+      } });
+    });
+    socket.receive(SUBSCRIBE);
+    socket.readyState = 3;
+    socket.emit('close');
+    answered.resolve();
+    await vi.waitFor(() => expect(socket.log).toStrictEqual(['return, aborted true']));
+  });
+
+  it('is returned unread, its signal aborted, when its id is already in use', async () => {
+    const socket = subscriptions((signal, to) => stream([], { return: async () => {
+      to.record(`return, aborted ${signal?.aborted}`);
+      return { done: true, value: undefined };
+    } }));
+    socket.receive(SUBSCRIBE);
+    await socket.when(has('started'));
+    socket.receive(SUBSCRIBE);
+    await socket.when(has('error:Duplicate id 1'));
+    expect(socket.log).toStrictEqual(['started', 'return, aborted true', 'onError:Duplicate id 1', 'error:Duplicate id 1']);
   });
 });

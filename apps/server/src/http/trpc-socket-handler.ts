@@ -1,7 +1,7 @@
 import { callTRPCProcedure, getErrorShape, getTRPCErrorFromUnknown, isTrackedEnvelope, TRPCError, type AnyRouter, type inferRouterContext, type ProcedureType } from '@trpc/server';
 import { createURL } from '@trpc/server/adapters/node-http';
 import { handleKeepAlive } from '@trpc/server/adapters/ws';
-import { isObservable, observableToAsyncIterable } from '@trpc/server/observable';
+import { isObservable, observableToAsyncIterable, type Observable } from '@trpc/server/observable';
 import { parseTRPCMessage, type TRPCClientOutgoingMessage } from '@trpc/server/rpc';
 import { isAsyncIterable, iteratorResource, parseConnectionParamsFromUnknown, type TRPCRequestInfo } from '@trpc/server/unstable-core-do-not-import';
 import type { IncomingMessage } from 'node:http';
@@ -222,12 +222,15 @@ export function trpcConnectionHandler<TRouter extends AnyRouter>(opts: TRPCSocke
         }
         if (!isIterableResult) throw new TRPCError({ message: `Subscription ${path} did not return an observable or a AsyncGenerator`, code: 'INTERNAL_SERVER_ERROR' });
         const subscription = subscriptionAbort!;
-        if (starting!.stopped) {
-          if (!isObservable(result)) await result[Symbol.asyncIterator]().return?.();
-          return;
+        // Refused now that its procedure has answered: what the procedure set up for it is let go of, its stream
+        // ended unread and its signal aborted. tRPC's adapter dropped the stream of a socket that closed meanwhile or
+        // of an id in use as it was, its signal never aborted.
+        const closed = starting!.stopped || client.readyState !== WEBSOCKET_OPEN;
+        if (closed || clientSubscriptions.has(id)) {
+          endUnread(result, subscription, path);
+          if (closed) return;
+          throw new TRPCError({ message: `Duplicate id ${id}`, code: 'BAD_REQUEST' });
         }
-        if (client.readyState !== WEBSOCKET_OPEN) return;
-        if (clientSubscriptions.has(id)) throw new TRPCError({ message: `Duplicate id ${id}`, code: 'BAD_REQUEST' });
         pump(id, jsonrpc, path, type, isObservable(result) ? observableToAsyncIterable(result, asSignal(subscription)) : result, subscription);
         clientSubscriptions.set(id, subscription);
         respond({ id, jsonrpc, result: { type: 'started' } });
@@ -238,6 +241,18 @@ export function trpcConnectionHandler<TRouter extends AnyRouter>(opts: TRPCSocke
         tellError(error, type, path, input);
         respond({ id, jsonrpc, error: errorShape(error, type, path, input) });
       });
+    }
+
+    /** Ends a subscription's stream that is never read; a failure to end it is told to `onError` alone. */
+    function endUnread(result: AsyncIterable<unknown> | Observable<unknown, unknown>, subscription: PlainAbortController, path: string): void {
+      subscription.abort();
+      if (isObservable(result)) return;
+      const told = (cause: unknown): void => tellError(getTRPCErrorFromUnknown(cause), 'subscription', path, undefined);
+      try {
+        Promise.resolve(result[Symbol.asyncIterator]().return?.()).catch(told);
+      } catch (cause) {
+        told(cause);
+      }
     }
 
     /**
