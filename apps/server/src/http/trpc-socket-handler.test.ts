@@ -348,3 +348,30 @@ describe('a subscription the socket handler refuses once its procedure has answe
     expect(socket.log).toStrictEqual(['started', 'return, aborted true', 'onError:Duplicate id 1', 'error:Duplicate id 1']);
   });
 });
+
+describe('a subscription that has said "stopped"', () => {
+  it('leaves its id to the next subscription under it when its stream then fails to be disposed of: told to onError, nothing sent (found in review)', async () => {
+    const disposed = deferred();
+    let opened = 0;
+    const socket = subscriptions((_signal, to) => {
+      const which = ++opened;
+      return which === 1
+        ? stream([Promise.resolve({ done: true, value: undefined })], { [Symbol.asyncDispose]: () => disposed.promise })
+        : stream([], { return: async () => {
+            to.record('second returned');
+            return { done: true, value: undefined };
+          } });
+    });
+    socket.receive(SUBSCRIBE);
+    await socket.when(has('stopped'));
+    socket.receive(SUBSCRIBE);
+    await socket.when((log) => log.filter((entry) => entry === 'started').length === 2);
+    disposed.reject(new Error('dispose failed'));
+    await socket.when(has('onError:dispose failed'));
+    expect(socket.log).toStrictEqual(['started', 'stopped', 'started', 'onError:dispose failed']);
+    // The second is still the one under id 1: a stop ends it.
+    socket.receive({ id: 1, method: 'subscription.stop' });
+    await socket.when((log) => log.filter((entry) => entry === 'stopped').length === 2);
+    expect(socket.log).toStrictEqual(['started', 'stopped', 'started', 'onError:dispose failed', 'second returned', 'stopped']);
+  });
+});

@@ -261,7 +261,8 @@ export function trpcConnectionHandler<TRouter extends AnyRouter>(opts: TRPCSocke
      * with no suspended frame, no promise of its own and no abort closure per read (~0.9 KB less per waiting
      * subscription). What it sends, and when, is as tRPC's loop's: the data; an error of the iterator followed by
      * "stopped"; "stopped" at its end or after an abort; a failure of its own as the loop's catch (the iterator
-     * disposed, the error sent, the signal aborted).
+     * disposed, the error sent, the signal aborted), but for a failure to dispose of it once "stopped" is sent, told to
+     * onError alone.
      */
     function pump(id: string | number, jsonrpc: '2.0' | undefined, path: string, type: ProcedureType, iterable: AsyncIterable<unknown>, controller: PlainAbortController): void {
       const signal = controller.signal;
@@ -292,7 +293,15 @@ export function trpcConnectionHandler<TRouter extends AnyRouter>(opts: TRPCSocke
             failDisposed(failure);
             return;
           }
-          Promise.resolve().then(dispose).catch(fail);
+          // Said "stopped", its id is the client's to use again: a failure to dispose of it is told to onError alone.
+          // Failed as before, it took the id's place from the next subscription under it, which then outlived its
+          // stop and its socket, and sent that one an error it went on after.
+          Promise.resolve()
+            .then(dispose)
+            .catch((failure: unknown) => {
+              tellError(getTRPCErrorFromUnknown(failure), type, path, undefined);
+              controller.abort();
+            });
         };
         if (how === 'failed') {
           failDisposed(cause);
