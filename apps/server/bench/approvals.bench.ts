@@ -142,7 +142,7 @@ const burst = capacity.runBurst;
 
 /**
  * The time a person takes to read a card before deciding, in the rounds that model one: no one decides within a
- * millisecond of the card showing, and what a server does in that time (see WalSync.ahead) is part of its design.
+ * millisecond of the card showing, and what a server does in that time (see WalSyncAhead) is part of its design.
  */
 const PERSON_READS_MS = 20;
 const personReads = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

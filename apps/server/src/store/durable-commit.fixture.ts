@@ -3,7 +3,7 @@
 import { writeSync } from 'node:fs';
 import { SqliteStore } from './sqlite-store';
 import { startChange } from './test-support';
-import type { WalSync } from './wal-sync';
+import type { WalSyncAhead } from './wal-sync-ahead';
 
 const directory = process.argv[2]!;
 const store = await SqliteStore.open({ directory, log: () => {} });
@@ -20,10 +20,10 @@ await marked('message', () => store.appendMessage('s', { role: 'user', content: 
 await marked('activity', () => store.updateSession('s', { updatedAt: 2, lastRunId: 'r' }));
 // A call put up for the person: its commit is not synced, and the log is written out behind it, waited for here so
 // that write-out falls in this commit's lines of the trace and no other's.
-const walSync = (store as unknown as { walSync: WalSync }).walSync;
+const syncAhead = (store as unknown as { syncAhead: WalSyncAhead }).syncAhead;
 await marked('call put up', async () => {
   await store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: { type: 'status', text: 'asks' }, at: 2, ledger: startChange('call-1', 2) });
-  await walSync.whenIdle();
+  await syncAhead.whenIdle();
 });
 
 await marked('text', () => store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: { type: 'text-delta', text: 'Let me look' }, at: 2 }));

@@ -31,7 +31,7 @@ import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
 import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-failure';
-import { WalSync } from './wal-sync';
+import { WalSyncAhead } from './wal-sync-ahead';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
@@ -107,7 +107,7 @@ export class SqliteStore implements AirlockStore {
   private readonly appendEventsTransaction;
   private readonly deleteSessionTransaction;
   private readonly beginRunTransaction;
-  private readonly walSync: WalSync;
+  private readonly syncAhead: WalSyncAhead;
   private closed = false;
 
   private constructor(
@@ -116,7 +116,7 @@ export class SqliteStore implements AirlockStore {
     jsonImport: JsonImportReport,
   ) {
     this.jsonImport = jsonImport;
-    this.walSync = new WalSync(`${file}-wal`);
+    this.syncAhead = new WalSyncAhead(`${file}-wal`);
     this.statements = prepareStatements(db);
     const s = this.statements;
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
@@ -198,7 +198,7 @@ export class SqliteStore implements AirlockStore {
     // A chat that starts with confirmation off lets its calls run unasked: synced, as turning it off is.
     const insert = () => this.statements.insertSession.run(session.sessionId, session.title, session.createdAt, session.updatedAt, session.confirmToolCalls ? 1 : 0, session.lastRunId);
     if (session.confirmToolCalls) this.unsynced(insert);
-    else await this.durably(insert);
+    else insert();
   }
 
   async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
@@ -206,11 +206,11 @@ export class SqliteStore implements AirlockStore {
     // time of the last activity or the last run are not.
     const update = () => this.statements.updateSession.run(sessionUpdate(sessionId, changes));
     if (changes.confirmToolCalls === undefined) this.unsynced(update);
-    else await this.durably(update);
+    else update();
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await this.durably(() => this.deleteSessionTransaction.immediate(sessionId));
+    this.deleteSessionTransaction.immediate(sessionId);
   }
 
   async appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void> {
@@ -248,7 +248,7 @@ export class SqliteStore implements AirlockStore {
     // Synced as updateSession is: only when the message sets the chat's confirmation.
     const begin = () => this.beginRunTransaction.immediate(beginning);
     if (beginning.session.confirmToolCalls === undefined) this.unsynced(begin);
-    else await this.durably(begin);
+    else begin();
   }
 
   async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
@@ -256,7 +256,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async requestCancel(runId: string): Promise<boolean> {
-    return (await this.durably(() => this.statements.requestCancel.run(runId))).changes > 0;
+    return this.statements.requestCancel.run(runId).changes > 0;
   }
 
   async hasRun(runId: string): Promise<boolean> {
@@ -272,55 +272,38 @@ export class SqliteStore implements AirlockStore {
     return this.statements.listUnfinishedRuns.all().map(toRunOrUnreadable);
   }
 
-  appendEvent(input: AppendEventInput): Promise<void> {
-    return this.committed([input], () => this.appendEventTransaction.immediate(input));
+  async appendEvent(input: AppendEventInput): Promise<void> {
+    this.committed([input], () => this.appendEventTransaction.immediate(input));
   }
 
-  appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
-    return this.committed(inputs, () => this.appendEventsTransaction.immediate(inputs));
+  async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
+    this.committed(inputs, () => this.appendEventsTransaction.immediate(inputs));
   }
 
   /**
    * A commit that lets a call run (an allow, by the person, a rule or a grant; the mark that its tool started), or
    * that changes which calls run unasked (a rule, a grant, confirmation turned on or off, a chat started with it off),
-   * or that the person made to remove or stop something (a chat deleted, a Stop), is durable: what it lets happen
-   * waits until it is on the disk (see `durably`). Every other commit lets nothing run, and losing it to an OS crash or
-   * a lost write-out is safe: a call whose start is lost is not asked again, one whose allow or running mark is lost
-   * waits again or is reported interrupted, never run twice, a lost tool-end leaves its start so the call is reported
-   * interrupted, and a lost run start, message, end or title leaves the chat as it was a moment earlier. Those are not
-   * synced each (see `unsynced`): the next durable commit syncs them with it.
+   * or that the person made to remove something (a chat deleted), is synced to the disk before it returns
+   * (synchronous = FULL, the connection's setting, see openDatabase). Every other commit lets nothing run, and losing
+   * it to an OS crash or a lost write-out is safe: a call whose start is lost is not asked again, one whose allow or
+   * running mark is lost waits again or is reported interrupted, never run twice, a lost tool-end leaves its start so
+   * the call is reported interrupted, and a lost run start, message, end or title leaves the chat as it was a moment
+   * earlier. Those are written under NORMAL (see `unsynced`): a sync costs 0.3–1.3 ms of the event loop here
+   * (docs/benchmarks.md, "Store"), and a run writes many such commits per call.
    */
-  private async committed(inputs: readonly AppendEventInput[], commit: () => void): Promise<void> {
-    if (inputs.some(letsACallRun)) return this.durably(commit);
-    this.unsynced(commit);
-    if (leavesACallWaiting(inputs)) this.walSync.ahead();
-  }
-
-  /**
-   * Commits, and resolves once the commit is on the disk. The sync runs in the thread pool (WalSync), not on the
-   * event loop, and commits made while one runs share the next: a sync took 0.3–1.3 ms of the event loop here
-   * (docs/benchmarks.md, "Store"), in which the server answered no one. The commit is made at once, in the order of
-   * the calls, as any other; only its promise waits.
-   */
-  private async durably<T>(commit: () => T): Promise<T> {
-    const result = this.unsynced(commit);
-    try {
-      await this.walSync.durable();
-    } catch (error) {
-      throw new StorageFailure(dirname(this.file), 'unsynced', { cause: error });
+  private committed(inputs: readonly AppendEventInput[], commit: () => void): void {
+    if (inputs.some(letsACallRun)) commit();
+    else {
+      this.unsynced(commit);
+      if (leavesACallWaiting(inputs)) this.syncAhead.request();
     }
-    return result;
   }
 
   /**
-   * Commits without a sync of SQLite's own: the write-ahead log is one file, written in order, so the next durable
-   * commit's sync covers this one too, and a crash of this process alone loses nothing (the operating system has the
-   * write). Refused once a sync has failed (see WalSync): what was written since the last good one may not be on the
-   * disk, and what is in the file from here on could not be trusted to be either.
+   * Commits without a sync of its own: the write-ahead log is one file, written in order, so the next synced commit
+   * syncs this one too, and a crash of this process alone loses nothing (the operating system has the write).
    */
   private unsynced<T>(commit: () => T): T {
-    const failure = this.walSync.failure;
-    if (failure !== undefined) throw new StorageFailure(dirname(this.file), 'unsynced', { cause: failure });
     // exec, not pragma(): pragma() makes a statement object each time (15–20 µs each here, against 3). Not a
     // statement prepared once either: SQLite applies this pragma when it compiles the statement, not when it runs it,
     // so one prepared ahead changes nothing at its first run.
@@ -362,8 +345,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<boolean> {
-    const parameters = [askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId] as const;
-    return (await this.durably(() => this.statements.requireExactGrants.run(...parameters))).changes > 0;
+    return this.statements.requireExactGrants.run(askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId).changes > 0;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {
@@ -384,23 +366,20 @@ export class SqliteStore implements AirlockStore {
 
   async saveGrant(grant: StoredGrant): Promise<void> {
     // One synchronous step: no deletion of the chat can come between the look and the write.
-    await this.durably(() => {
-      if (this.statements.getSession.get(grant.sessionId) === undefined) throw new NotFoundError('session', grant.sessionId);
-      this.statements.saveGrant.run(grantParameters(grant));
-    });
+    if (this.statements.getSession.get(grant.sessionId) === undefined) throw new NotFoundError('session', grant.sessionId);
+    this.statements.saveGrant.run(grantParameters(grant));
   }
 
   async deleteGrant(grantId: string): Promise<void> {
-    await this.durably(() => this.statements.deleteGrant.run(grantId));
+    this.statements.deleteGrant.run(grantId);
   }
 
   async saveRule(rule: Rule): Promise<void> {
-    const row = { ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue: ruleScopeValue(rule), json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 };
-    await this.durably(() => this.statements.saveRule.run(row));
+    this.statements.saveRule.run({ ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue: ruleScopeValue(rule), json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 });
   }
 
   async deleteRule(ruleId: string): Promise<void> {
-    await this.durably(() => this.statements.deleteRule.run(ruleId));
+    this.statements.deleteRule.run(ruleId);
   }
 
   async listRules(): Promise<StoredRule[]> {
@@ -416,7 +395,8 @@ export class SqliteStore implements AirlockStore {
   }
 
   async setSetting(key: string, value: string | undefined): Promise<void> {
-    await this.durably(() => (value === undefined ? this.statements.deleteSetting.run(key) : this.statements.setSetting.run(key, value)));
+    if (value === undefined) this.statements.deleteSetting.run(key);
+    else this.statements.setSetting.run(key, value);
   }
 
   async listGrants(): Promise<StoredGrant[]> {
@@ -426,7 +406,7 @@ export class SqliteStore implements AirlockStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.walSync.close();
+    this.syncAhead.close();
     this.db.close();
   }
 
@@ -619,7 +599,7 @@ function letsACallRun(input: AppendEventInput): boolean {
 
 /**
  * Whether the commit of `inputs` leaves a call waiting for the person, whose allow will be a synced commit (see
- * WalSync.ahead): one put up for a decision and not decided in the same commit, as a rule's deny is.
+ * WalSyncAhead): one put up for a decision and not decided in the same commit, as a rule's deny is.
  */
 function leavesACallWaiting(inputs: readonly AppendEventInput[]): boolean {
   const waiting = new Set<string>();

@@ -9,32 +9,25 @@ import Database from 'better-sqlite3';
 export class StorageFailure extends AirlockError {
   readonly fault = 'system';
   override readonly name = 'StorageFailure';
-  /** Whether the folder is full (freeing space there is what to do). */
-  readonly full: boolean;
   constructor(
     readonly directory: string,
-    /**
-     * full: no space left; failing: a read or write failed; unsynced: a sync to the disk failed, after which nothing
-     * more is written until a restart reads the database from the disk again (see WalSync).
-     */
-    readonly kind: 'full' | 'failing' | 'unsynced',
+    readonly full: boolean,
     options: { cause: unknown },
   ) {
-    const messages = {
-      full: `Airlock's data folder ${directory} is full: free space there and try again`,
-      failing: `Airlock could not read or write its data folder ${directory} (${detailOf(options.cause)}): check the disk (space, errors in the system log) and try again`,
-      unsynced: `Airlock could not write its data folder ${directory} out to the disk (${detailOf(options.cause)}), and takes no more changes: check the disk (errors in the system log), then restart Airlock`,
-    };
-    super(messages[kind], options);
-    this.full = kind === 'full';
+    super(
+      full
+        ? `Airlock's data folder ${directory} is full: free space there and try again`
+        : `Airlock could not read or write its data folder ${directory} (${detailOf(options.cause)}): check the disk (space, errors in the system log) and try again`,
+      options,
+    );
   }
 }
 
 /** SQLITE_FULL, SQLITE_IOERR* and SQLITE_READONLY* as a StorageFailure; any other error as it is. */
 export function asStorageFailure(directory: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
-  if (error.code === 'SQLITE_FULL') return new StorageFailure(directory, 'full', { cause: error });
-  if (error.code.startsWith('SQLITE_IOERR') || error.code.startsWith('SQLITE_READONLY')) return new StorageFailure(directory, 'failing', { cause: error });
+  if (error.code === 'SQLITE_FULL') return new StorageFailure(directory, true, { cause: error });
+  if (error.code.startsWith('SQLITE_IOERR') || error.code.startsWith('SQLITE_READONLY')) return new StorageFailure(directory, false, { cause: error });
   return error;
 }
 
