@@ -1,4 +1,4 @@
-import { StoreUnavailableError, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
+import { StoreUnavailableError, type AppendEventInput, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
 import { ConcurrencyLimit, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -71,6 +71,36 @@ function timeoutHeldUntil() {
               await released;
             }
             return target.claimDecision(input);
+          };
+        },
+      }),
+  };
+}
+
+/**
+ * Holds an instance's write that marks a call running, the last before its tool starts: `asked` resolves once one is
+ * asked for, and it goes to the store once `release()` is called.
+ */
+function runningMarkHeld() {
+  let asked!: () => void;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    asked: new Promise<void>((resolve) => (asked = resolve)),
+    release,
+    holding: (store: PostgresStore): PostgresStore =>
+      new Proxy(store, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target);
+          if (typeof value !== 'function') return value;
+          const bound = (value as (...args: unknown[]) => unknown).bind(target);
+          if (key !== 'appendEvent' && key !== 'appendEvents') return bound;
+          return async (written: AppendEventInput | readonly AppendEventInput[]) => {
+            if ((Array.isArray(written) ? written : [written]).some((input: AppendEventInput) => input.ledger?.kind === 'running')) {
+              asked();
+              await released;
+            }
+            return bound(written);
           };
         },
       }),
@@ -1218,7 +1248,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const { tool, calls } = recordingTool();
     // Once A's release of the second call by the grant is under way, A hears no more decisions and no Stop; the
     // release then fails as with the connection lost before it was sent.
-    const deaf = { on: false };
+    const deaf = { on: false, released: '' };
     let fail!: () => void;
     const failing = new Promise<void>((resolve) => (fail = resolve));
     let reached!: () => void;
@@ -1230,7 +1260,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
         return interceptCluster(store, {
           subscribe: (listener) => lossy.subscribe(listener),
           claimDecision: async (input) => {
-            if (input.source !== 'grant') return store.claimDecision(input);
+            if (input.source !== 'grant' || input.approvalId !== deaf.released) return store.claimDecision(input);
             deaf.on = true;
             reached();
             await failing;
@@ -1244,8 +1274,10 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const followed = await follow(a, 's1', 'r1');
     await expect.poll(async () => (await b.chat.listWaiting('s1')).length, { timeout: 20_000 }).toBe(2);
     const [first, second] = await b.chat.listWaiting('s1');
+    deaf.released = second!.approvalId;
     expect(await b.chat.confirm({ sessionId: 's1', approvalId: first!.approvalId, decision: 'allow', always: true })).toMatchObject({ resolved: true });
     await releasing;
+    await vi.waitFor(() => expect(calls).toStrictEqual(['first']), { timeout: 20_000, interval: 20 });
     expect(await b.chat.confirm({ sessionId: 's1', approvalId: second!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
     expect(await b.chat.cancel('s1', 'r1')).toBe(1);
     fail();
@@ -1427,6 +1459,38 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     release();
     expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
     expect(started).toStrictEqual(['call 1']);
+  });
+
+  it.each([
+    { how: 'with confirmation off', source: 'confirmation-off' },
+    { how: 'by a person on B', source: 'user' },
+  ])('a call let through on the owner A $how as a Stop on B is stored, its message missed by A: the write that would start its tool is refused, the call ends cancelled and the run stopped, and the tool never runs', async ({ source }) => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const held = runningMarkHeld();
+    const a = await instance(db, 'a', tool, 60_000, { asStore: held.holding, asCluster: (store) => lossyCluster(store, (message) => message.type === 'cancel').cluster });
+    const b = await instance(db, 'b', tool);
+    let followed: Followed;
+    if (source === 'user') {
+      const waiting = await startWaiting(a, 's1', 'r1', 'let through');
+      followed = waiting.followed;
+      expect(await b.chat.confirm({ sessionId: 's1', approvalId: waiting.approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    } else {
+      await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'let through', options: { confirmToolCalls: false } });
+      followed = await follow(a, 's1', 'r1');
+    }
+    await held.asked;
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    held.release();
+
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect(followed.events.filter((event) => event.type === 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
+    expect(followed.events.filter((event) => event.type === 'text-delta')).toStrictEqual([]);
+    const stored = await b.store.loadEvents('r1', 0);
+    expect(stored.filter((event) => event.type === 'status' && event.toolCallId !== undefined && event.waitingForPlace !== true)).toStrictEqual([]);
+    expect((await b.store.listRunToolCalls('r1')).map((record) => [record.decision, record.source, record.outcome, record.startedAt])).toStrictEqual([['allow', source, 'cancelled', null]]);
   });
 
   it('a person deciding on the owner A a call of a run stopped on B, whose message A missed, is told the Stop’s cancel, and A stops the run: the call waits on nowhere, even with no deadline', async () => {

@@ -50,6 +50,7 @@ import type { RuleDraft } from './rules/rule';
 import { EventLog, eventSize, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
+import { RunStoppedError } from './run-stopped-error';
 import { followedEventPage } from './followed-event-page';
 import { leftOutText, withoutStrayResults } from './left-out-messages';
 import { StoreUnavailableError } from './store-unavailable-error';
@@ -2639,6 +2640,12 @@ export class ChatService {
             notStored = error;
             continue;
           }
+          if (error instanceof RunStoppedError && this.takeBackRunning(run, error)) {
+            // A person stopped the run on another instance and its message has not come: the run stops here as on
+            // that message, and the loop, going on, starts nothing of a stopped run (the call ends cancelled).
+            run.cancellation.cancel();
+            continue;
+          }
           notStored = this.takeBackDecision(run, error);
           if (notStored === undefined) throw error;
           this.log(`The decision on ${notStored.approvalId} could not be stored (${messageOf(error)}): the call waits again`);
@@ -2973,6 +2980,26 @@ export class ChatService {
   }
 
   /**
+   * After the write that marks a call running was refused because the run's Stop is stored (RunStoppedError): forgets
+   * that status, neither stored nor shown, and puts back what was written with it (the call's start and decision) to
+   * go with the next write, the call's end, and answers true. What let a call through unasked is not checked again
+   * then: the call does not run. False when the refused write was not that one.
+   */
+  private takeBackRunning(run: Run, error: RunStoppedError): boolean {
+    const burst = run.unwritten;
+    if (run.writeFailure !== error || burst === undefined || run.queued.length > 0) return false;
+    const status = burst.at(-1)!.input;
+    if (status.ledger?.kind !== 'running' || status.ledger.toolCallId !== error.toolCallId || status.seq !== run.nextSeq - 1) return false;
+    run.unsaved.unshift(...(status.messages ?? []));
+    run.queued.push(...burst.slice(0, -1).map(({ input: { unasked: _checked, ...input }, ...queued }) => ({ ...queued, input })));
+    run.nextSeq = status.seq;
+    run.writeFailure = undefined;
+    run.unwritten = undefined;
+    run.unasked = undefined;
+    return true;
+  }
+
+  /**
    * Reads again, from the shared store, what lets calls run unasked here: the rules (with the store's policy version
    * they are read at), the grants, and the chat's settings.
    */
@@ -3005,7 +3032,8 @@ export class ChatService {
         } catch (error) {
           run.unwritten = burst;
           for (const queued of burst) if (queued.input.grant !== undefined) this.savingGrants.delete(queued.input.grant.grantId);
-          for (const queued of burst) this.reportStored(queued.event, error);
+          // Refused for a stored Stop, a decision goes with the call's end (see takeBackRunning): reported then.
+          if (!(error instanceof RunStoppedError)) for (const queued of burst) this.reportStored(queued.event, error);
           throw error;
         }
         if (run.afterPause) {

@@ -16,6 +16,7 @@ export { DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE } from './session-cursor';
 export { MAX_SESSION_SEARCH, searchSessionPage, titleMatches } from './session-search';
 export { StoreUnavailableError, type StoreUnavailableReason } from './store-unavailable-error';
 export { RunPausedError } from './run-paused-error';
+export { RunStoppedError } from './run-stopped-error';
 export { DamagedRecordError, damagedRecordIn, type DamagedRow } from './damaged-record-error';
 export type {
   AirlockStore,

@@ -1,5 +1,6 @@
 import { NotFoundError, type AskedBecause, type ChatMessage, type Decision, type LoopEvent } from '@airlock/core';
 import type { Rule } from './rules';
+import { RunStoppedError } from './run-stopped-error';
 import { searchSessionPage } from './session-search';
 import {
   MAX_AUDIT_PAGE_CHARS,
@@ -231,6 +232,7 @@ export class MemoryStore implements AirlockStore {
       if (entry === undefined) throw new NotFoundError('run', input.runId);
       const key = `${input.runId}:${input.seq}`;
       if (entry.events.has(input.seq) || seen.has(key)) throw new Error(`run "${input.runId}" already has an event ${input.seq}`);
+      if (input.ledger?.kind === 'running' && entry.run.cancelRequested === true) throw new RunStoppedError(input.runId, input.ledger.toolCallId);
       seen.add(key);
     }
     for (const input of inputs) await this.appendEvent(input);
@@ -390,6 +392,7 @@ export class MemoryStore implements AirlockStore {
           record.editedArguments = change.editedArguments === undefined ? null : roundTrip(change.editedArguments);
         };
       case 'running':
+        if (this.runs.get(runId)?.run.cancelRequested === true) throw new RunStoppedError(runId, change.toolCallId);
         return () => {
           record.startedAt = change.startedAt;
         };

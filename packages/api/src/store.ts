@@ -267,6 +267,11 @@ export type LedgerChange =
       /** With a person's allow: the arguments they edited the call to (the start's `arguments` stay as proposed). */
       editedArguments?: ToolArguments;
     }
+  /**
+   * The call starts: the last write before its tool runs. Refused with a RunStoppedError, in the same write, once the
+   * run's Stop is stored (its `cancelRequested`): no tool of a stopped run starts, even on an instance that did not
+   * hear of the Stop yet.
+   */
   | { kind: 'running'; toolCallId: string; startedAt: number }
   | {
       kind: 'end';

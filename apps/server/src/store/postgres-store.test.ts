@@ -815,6 +815,35 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     ]);
   });
 
+  it.each([
+    { how: 'alone', decided: false },
+    { how: 'with its decision', decided: true },
+  ])('a write that marks a call running, $how, sent while a Stop of its run is under way waits for the Stop, and is refused once it is stored', async ({ decided }) => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    const at = (seq: number, ledger: LedgerChange) => ({ runId: 'r', sessionId: 's', seq, event: statusEvent(String(seq)), at: seq, ledger, fence: 1 });
+    await a.appendEvent(at(1, startChange('call-1', 10_000)));
+    const allowed = at(2, { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 11_000 });
+    if (!decided) await a.appendEvent(allowed);
+    const running = at(3, { kind: 'running', toolCallId: 'call-1', startedAt: 11_100 });
+    await withClient(async (stopping) => {
+      await stopping.query('BEGIN');
+      await stopping.query(`UPDATE "${database.schema}".runs SET cancel_requested = true WHERE run_id = 'r'`);
+      const { rows } = await stopping.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const write = decided ? a.appendEvents([allowed, running]) : a.appendEvent(running);
+      write.catch(() => undefined);
+      await vi.waitFor(async () => {
+        const blocked = await stopping.query('SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0]!.pid]);
+        expect(blocked.rowCount).toBe(1);
+      }, POLL);
+      await stopping.query('COMMIT');
+      await expect(write).rejects.toMatchObject({ name: 'RunStoppedError', runId: 'r', toolCallId: 'call-1' });
+    });
+    expect((await a.listRunToolCalls('r')).map((row) => [row.decision, row.startedAt])).toStrictEqual([[decided ? null : 'allow', null]]);
+  });
+
   it('an owner’s claim held on the call’s row while another instance takes the run over lands before the takeover or not at all, never on a call the taker read undecided', async () => {
     await using database = await openTestDatabase();
     await using a = await openStore(database, 'a', { leaseMs: 50 });

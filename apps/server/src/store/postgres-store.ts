@@ -4,6 +4,7 @@ import {
   encodeClusterMessage,
   eventMessage,
   renewalIntervalMs,
+  RunStoppedError,
   searchSessionPage,
   type AirlockStore,
   type AppendEventInput,
@@ -561,12 +562,14 @@ export class PostgresStore implements AirlockStore, Cluster {
     // First, before the rows the unasked check share-locks (grant, chat, policy version): a chat's deletion takes the
     // run's row before those, and a write that took one of them first would wait for it as it waits for the write.
     if (owned !== undefined) conditions.push(`EXISTS (${owned} FOR SHARE)`);
+    const withLedger = inputs.find((input) => input.ledger !== undefined);
+    const change = withLedger?.ledger;
+    // A call's start: only while its run's Stop is not stored (see notStopped), the run's row first too.
+    if (change?.kind === 'running') conditions.push(notStopped(p(runId)));
     // A call let through unasked: only while what let it through still holds (see unaskedHolds).
     const unasked = inputs.find((input) => input.unasked !== undefined);
     const holds = unasked === undefined ? undefined : unaskedHolds(unasked.sessionId, unasked.unasked!, p);
     if (holds !== undefined) conditions.push(holds.locked);
-    const withLedger = inputs.find((input) => input.ledger !== undefined);
-    const change = withLedger?.ledger;
     // A change to a call's row needs the row: without it nothing is written (NotFoundError below), as the transaction did.
     const call = change === undefined || change.kind === 'start' ? undefined : `SELECT 1 FROM tool_calls WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)}`;
     if (call !== undefined) conditions.push(`EXISTS (${call})`);
@@ -600,6 +603,8 @@ export class PostgresStore implements AirlockStore, Cluster {
     if (row?.inserted === inputs.length) return;
     if (row?.owned !== false && row?.holds === false) throw new PolicyChangedError(unasked!.unasked!.toolCallId);
     if (row?.owned !== false && row?.call_exists === false) throw new NotFoundError('tool call', `${runId}/${change!.toolCallId}`);
+    // Read again, once refused: a Stop committed while this statement waited for the run's row is not in its snapshot.
+    if (row?.owned !== false && change?.kind === 'running' && (await stopStored(client, runId))) throw new RunStoppedError(runId, change.toolCallId);
     throw new FencedError(runId);
   }
 
@@ -1281,7 +1286,8 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
       if (changed === 0) changed = (await client.query('SELECT 1 FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2', [runId, change.toolCallId])).rowCount;
       break;
     case 'running':
-      changed = (await client.query('UPDATE tool_calls SET started_at = $3 WHERE run_id = $1 AND tool_call_id = $2', [runId, change.toolCallId, change.startedAt])).rowCount;
+      changed = (await client.query(`UPDATE tool_calls SET started_at = $3 WHERE run_id = $1 AND tool_call_id = $2 AND ${notStopped('$1')}`, [runId, change.toolCallId, change.startedAt])).rowCount;
+      if (changed === 0 && (await stopStored(client, runId))) throw new RunStoppedError(runId, change.toolCallId);
       break;
     case 'end':
       changed = (
@@ -1297,6 +1303,21 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
 
 function shownToolJson(change: Extract<LedgerChange, { kind: 'start' }>): string | null {
   return change.tool === undefined ? null : JSON.stringify(change.tool);
+}
+
+/**
+ * The condition of a write that marks a call of the run (`runId`, a parameter) running: its Stop is not stored. The
+ * run's row is share-locked, so a Stop under way is waited for and read as committed (a plain read takes the
+ * statement's snapshot, which misses it), and a Stop that comes after waits for the write's commit: either the call
+ * is marked running before the Stop is stored, and the Stop stops its tool, or it never starts.
+ */
+function notStopped(runId: string): string {
+  return `EXISTS (SELECT 1 FROM runs WHERE run_id = ${runId} AND NOT cancel_requested FOR SHARE)`;
+}
+
+/** Whether the run's Stop is stored: read to say why a write that marks a call running was refused. */
+async function stopStored(client: Queryable, runId: string): Promise<boolean> {
+  return ((await client.query('SELECT 1 FROM runs WHERE run_id = $1 AND cancel_requested', [runId])).rowCount ?? 0) > 0;
 }
 
 /**

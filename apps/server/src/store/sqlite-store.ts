@@ -20,6 +20,7 @@ import {
   type StoredRun,
   type StoredSessionSummary,
   type ToolCallRecord,
+  RunStoppedError,
   searchSessionPage,
 } from '@airlock/api';
 import { NotFoundError, storedReasonText, type AskedBecause } from '@airlock/core';
@@ -448,7 +449,9 @@ export class SqliteStore implements AirlockStore {
         }).changes;
         break;
       case 'running':
-        changed = s.runToolCall.run(change.startedAt, runId, change.toolCallId).changes;
+        // No tool of a run whose Stop is stored starts (see LedgerChange): refused in the write's own transaction.
+        changed = s.runToolCall.run({ startedAt: change.startedAt, runId, toolCallId: change.toolCallId }).changes;
+        if (changed === 0 && s.runStopped.get(runId) !== undefined) throw new RunStoppedError(runId, change.toolCallId);
         break;
       case 'end':
         changed = s.endToolCall.run(
@@ -534,6 +537,7 @@ function prepareStatements(db: Database) {
     ),
     endRun: db.prepare<[number, string, string]>('UPDATE runs SET ended_at = ?, end_reason = ? WHERE run_id = ?'),
     requestCancel: db.prepare<[string]>('UPDATE runs SET cancel_requested = 1 WHERE run_id = ? AND ended_at IS NULL'),
+    runStopped: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ? AND cancel_requested'),
     hasRun: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ? UNION ALL SELECT 1 FROM retired_runs WHERE run_id = ? LIMIT 1'),
     getRun: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
     listUnfinishedRuns: db.prepare<[], RunRow>('SELECT * FROM runs WHERE ended_at IS NULL ORDER BY started_at, rowid'),
@@ -555,7 +559,9 @@ function prepareStatements(db: Database) {
          edited_arguments = @editedArguments
        WHERE run_id = @runId AND tool_call_id = @toolCallId`,
     ),
-    runToolCall: db.prepare<[number, string, string]>('UPDATE tool_calls SET started_at = ? WHERE run_id = ? AND tool_call_id = ?'),
+    runToolCall: db.prepare<{ startedAt: number; runId: string; toolCallId: string }>(
+      'UPDATE tool_calls SET started_at = @startedAt WHERE run_id = @runId AND tool_call_id = @toolCallId AND NOT EXISTS (SELECT 1 FROM runs WHERE run_id = @runId AND cancel_requested)',
+    ),
     endToolCall: db.prepare<[string, string, number | null, number | null, number, number, number | null, string, string]>(
       'UPDATE tool_calls SET outcome = ?, result = ?, cut_bytes = ?, cut_characters = ?, ended_at = ?, started_at = CASE WHEN ? THEN ? ELSE started_at END WHERE run_id = ? AND tool_call_id = ?',
     ),

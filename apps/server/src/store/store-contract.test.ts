@@ -249,6 +249,30 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect(await store.getRun('done')).toStrictEqual({ ...run('done', 's-done', 2_000), endedAt: 2_500, endReason: 'done' });
   });
 
+  it('refuses the write that marks a call running once its run’s Stop is stored, alone or with the call’s start and decision, writing none of it; its decision and end still go in', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    const allow = (toolCallId: string): LedgerChange => ({ kind: 'decision', toolCallId, decision: 'allow', source: 'confirmation-off', decidedAt: 11_000 });
+    const at = (seq: number, ledger: LedgerChange) => ({ runId: 'r', sessionId: 's', seq, event: statusEvent(`event ${seq}`), at: seq, ledger });
+    // The first call waited for a place: its start and decision are written, its running status comes alone.
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000), allow('call-1')]);
+    expect(await store.requestCancel?.('r')).toBe(true);
+
+    await expect(store.appendEvent(at(3, { kind: 'running', toolCallId: 'call-1', startedAt: 11_100 }))).rejects.toMatchObject({ name: 'RunStoppedError', runId: 'r', toolCallId: 'call-1' });
+    const second = [at(3, startChange('call-2', 10_100)), at(4, allow('call-2'))];
+    await expect(store.appendEvents([...second, at(5, { kind: 'running', toolCallId: 'call-2', startedAt: 11_200 })])).rejects.toMatchObject({ name: 'RunStoppedError', runId: 'r', toolCallId: 'call-2' });
+    expect(await store.lastEventSeq('r')).toBe(2);
+    expect((await store.listRunToolCalls('r')).map((row) => [row.toolCallId, row.decision, row.startedAt])).toStrictEqual([['call-1', 'allow', null]]);
+
+    await store.appendEvents([...second, at(5, { kind: 'end', toolCallId: 'call-2', outcome: 'cancelled', result: 'cancelled', endedAt: 11_300, startedAt: null })]);
+    expect((await store.listRunToolCalls('r')).map((row) => [row.toolCallId, row.decision, row.outcome, row.startedAt])).toStrictEqual([
+      ['call-1', 'allow', null, null],
+      ['call-2', 'allow', 'cancelled', null],
+    ]);
+  });
+
   it('appends events in seq order and loads those after a seq', async () => {
     await using opened = await open();
     const { store } = opened;
