@@ -72,4 +72,19 @@ const begun = (runId: string, at: number) => ({ run: { runId, sessionId: 'u', op
 await marked('run begun', () => store.beginRun({ ...begun('r2', 10), session: { updatedAt: 10, lastRunId: 'r2' } }));
 await store.endRun('r2', 'done', 11);
 await marked('run begun unasked', () => store.beginRun({ ...begun('r3', 12), session: { updatedAt: 12, lastRunId: 'r3', confirmToolCalls: false } }));
+// Allows asked for in one turn of the event loop (a drain, many people at once): one transaction, one sync.
+await store.createRun({ runId: 'r4', sessionId: 'u', options: {}, startedAt: 13, endedAt: null, endReason: null });
+const calls = ['call-a', 'call-b', 'call-c'];
+await store.appendEvents(calls.map((id, i) => ({ runId: 'r4', sessionId: 'u', seq: i + 1, event: { type: 'status' as const, text: 'asks' }, at: 13, ledger: startChange(id, 13) })));
+await syncAhead.whenIdle();
+await marked('allows at once', async () => {
+  await Promise.all(
+    calls.map((id, i) =>
+      store.appendEvents([
+        { runId: 'r4', sessionId: 'u', seq: 10 + 2 * i, event: { type: 'status', text: 'allowed' }, at: 14, ledger: { kind: 'decision', toolCallId: id, decision: 'allow', source: 'user', decidedAt: 14 } },
+        { runId: 'r4', sessionId: 'u', seq: 11 + 2 * i, event: { type: 'status', text: `Running: echo ${id}` }, at: 14, ledger: { kind: 'running', toolCallId: id, startedAt: 14 } },
+      ]),
+    ),
+  );
+});
 await store.close();

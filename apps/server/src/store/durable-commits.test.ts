@@ -47,7 +47,7 @@ describe('SqliteStore commits that let calls run', () => {
 
   // What cannot be tested: a sync the disk fails (SQLite then fails the commit with SQLITE_IOERR_FSYNC), or a lost
   // write-out. What can: that each commit syncs its write-ahead log before it returns.
-  it.skipIf(!strace)('sync the write-ahead log to the disk before they return: an allow with its start, a rule, a grant, confirmation turned off, a chat started without it, a chat deleted (commits that let nothing run are not synced each)', async () => {
+  it.skipIf(!strace)('sync the write-ahead log to the disk before they return, one sync for those asked for at once: an allow with its start, a rule, a grant, confirmation turned off, a chat started without it, a chat deleted (commits that let nothing run are not synced each)', async () => {
     await using folder = await tempFolder();
     const log = join(folder.path, 'trace');
     const fixture = fileURLToPath(new URL('./durable-commit.fixture.ts', import.meta.url));
@@ -77,7 +77,11 @@ describe('SqliteStore commits that let calls run', () => {
       'chat deleted',
       'run begun',
       'run begun unasked',
+      'allows at once',
     ]);
+    // Three allows asked for in one turn of the event loop: one commit of the three, one sync of the log.
+    const atOnce = commits.get('allows at once')!.filter((call) => call.includes(`${DATABASE_FILE}-wal>`));
+    expect(atOnce.filter((call) => /^f(data)?sync\(/.test(call)), atOnce.join('\n')).toHaveLength(1);
     // A call put up for the person lets nothing run: its commit is not synced on its way (the thread that writes its
     // frames does not sync them), and the log is written out behind it from another thread, while the person reads
     // the card (WalSyncAhead), so that the allow that follows has only its own pages to sync.

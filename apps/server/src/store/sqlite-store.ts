@@ -32,6 +32,7 @@ import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
 import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-failure';
+import { GroupedCommits } from './grouped-commits';
 import { WalSyncAhead } from './wal-sync-ahead';
 import {
   LEDGER_BYTES,
@@ -109,6 +110,7 @@ export class SqliteStore implements AirlockStore {
   private readonly deleteSessionTransaction;
   private readonly beginRunTransaction;
   private readonly syncAhead: WalSyncAhead;
+  private readonly grouped: GroupedCommits;
   private closed = false;
 
   private constructor(
@@ -118,6 +120,8 @@ export class SqliteStore implements AirlockStore {
   ) {
     this.jsonImport = jsonImport;
     this.syncAhead = new WalSyncAhead(`${file}-wal`);
+    const together = db.transaction((body: () => void) => body());
+    this.grouped = new GroupedCommits({ inOneTransaction: (body) => together.immediate(body), inTransaction: () => db.inTransaction });
     this.statements = prepareStatements(db);
     const s = this.statements;
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
@@ -273,12 +277,12 @@ export class SqliteStore implements AirlockStore {
     return this.statements.listUnfinishedRuns.all().map(toRunOrUnreadable);
   }
 
-  async appendEvent(input: AppendEventInput): Promise<void> {
-    this.committed([input], () => this.appendEventTransaction.immediate(input));
+  appendEvent(input: AppendEventInput): Promise<void> {
+    return this.committed([input], () => this.appendEventTransaction.immediate(input));
   }
 
-  async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
-    this.committed(inputs, () => this.appendEventsTransaction.immediate(inputs));
+  appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
+    return this.committed(inputs, () => this.appendEventsTransaction.immediate(inputs));
   }
 
   /**
@@ -290,14 +294,13 @@ export class SqliteStore implements AirlockStore {
    * running mark is lost waits again or is reported interrupted, never run twice, a lost tool-end leaves its start so
    * the call is reported interrupted, and a lost run start, message, end or title leaves the chat as it was a moment
    * earlier. Those are written under NORMAL (see `unsynced`): a sync costs 0.3–1.3 ms of the event loop here
-   * (docs/benchmarks.md, "Store"), and a run writes many such commits per call.
+   * (docs/benchmarks.md, "Store"), and a run writes many such commits per call. The synced ones asked for in one
+   * turn of the event loop share one sync (GroupedCommits).
    */
-  private committed(inputs: readonly AppendEventInput[], commit: () => void): void {
-    if (inputs.some(letsACallRun)) commit();
-    else {
-      this.unsynced(commit);
-      if (leavesACallWaiting(inputs)) this.syncAhead.request();
-    }
+  private async committed(inputs: readonly AppendEventInput[], commit: () => void): Promise<void> {
+    if (inputs.some(letsACallRun)) return this.grouped.add(commit);
+    this.unsynced(commit);
+    if (leavesACallWaiting(inputs)) this.syncAhead.request();
   }
 
   /**
@@ -407,6 +410,8 @@ export class SqliteStore implements AirlockStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Asked for before the close: made now, not lost with it.
+    this.grouped.flush();
     this.syncAhead.close();
     this.db.close();
   }
