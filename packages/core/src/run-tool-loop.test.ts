@@ -1429,13 +1429,13 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
     });
 
     /** A call put up with no rule, then, before any judgement of the waiting calls marks it, a rule that cannot tell it from one it denies, and a grant. */
-    async function grantedAsRuleLands(grantArguments?: Record<string, unknown>) {
+    async function grantedAsRuleLands(grantArguments?: Record<string, unknown>, fromWorkspaceFile = false) {
       // Grants of a tool that runs code name their exact arguments; those of one that does not cover any call of it.
       const python = recordingTool('python', { executesCode: grantArguments !== undefined });
       const registry = new ApprovalRegistry();
       let version = 1;
       let landed = false;
-      const asks = { effect: 'ask' as const, ruleId: 'rule_key', description: [{ text: 'Deny reading ' }, { code: 'secret/**' }] };
+      const asks = { effect: 'ask' as const, ruleId: 'rule_key', description: [{ text: 'Deny reading ' }, { code: 'secret/**' }], ...(fromWorkspaceFile ? { fromWorkspaceFile } : {}) };
       const model = new ScriptedModel([pythonCall('read the hard link'), textStep('ok')]);
       const run = loop({
         messages: [{ role: 'user', content: 'hi' }],
@@ -1462,6 +1462,12 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', source: 'rule', ruleId: 'rule_key', rule: asks.description }]);
       expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied' }]);
       expect(result.messages.at(-2)).toMatchObject({ role: 'tool', content: expect.stringContaining('call it again to have the person asked') });
+    });
+
+    it("tells the model of such a refusal that the rule came from the workspace's rules file, when it did", async () => {
+      const { result } = await grantedAsRuleLands(undefined, true);
+      const told = result.messages.at(-2);
+      expect(told).toMatchObject({ role: 'tool', content: expect.stringContaining("This rule comes from the workspace's rules file (.airlock/rules.json): it was written into the workspace, not set by the person") });
     });
 
     it('runs such a call released by a grant for its exact arguments (a tool that runs code)', async () => {

@@ -156,6 +156,25 @@ describe('RuleBook with ChatService', () => {
   });
 });
 
+describe('RuleBook with a deny rule of the workspace file that cannot decide a call', () => {
+  it('says in its ask that the rule came from the file, as its deny does, so an allow the ask refuses is told to the model as the file\'s (as the call\'s ledger row tells it); an ask of the person\'s own rule does not', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    await mkdir(path.join(workspace, '.airlock'));
+    const file = { version: 1, rules: [{ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, reason: 'keep the files' }] };
+    await writeFile(path.join(workspace, '.airlock', 'rules.json'), JSON.stringify(file));
+    const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+    const asked = await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: '{rm,-rf,victim}' } }, recordingTerminal([]));
+    expect(asked).toMatchObject({ effect: 'ask', ruleId: expect.stringMatching(/^workspace-file:/), fromWorkspaceFile: true });
+    // A rule of the person's own is not said to come from the file.
+    const elsewhere = await RuleBook.open({ store: new MemoryStore(), workspace: await workspaceFolder(), log: () => undefined });
+    const own = await elsewhere.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    const ownAsked = await elsewhere.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: '{rm,-rf,victim}' } }, recordingTerminal([]));
+    expect(ownAsked).toMatchObject({ effect: 'ask', ruleId: own.rule.id });
+    expect(ownAsked).not.toHaveProperty('fromWorkspaceFile');
+  });
+});
+
 describe('RuleBook with confirmation off', () => {
   it('a line a deny rule cannot read whole is put up to the person, not run; a plain line still runs unasked and a denied one is still denied', async () => {
     const store = new MemoryStore();

@@ -192,8 +192,7 @@ export class RuleBook implements RuleService {
     const rule = decision.rule;
     if (decision.decision === 'deny') {
       if (options.preview !== true) await this.countHit(rule.id);
-      const verdict = { effect: 'deny' as const, ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule) };
-      return rule.source === 'workspace-file' ? { ...verdict, fromWorkspaceFile: true } : verdict;
+      return { effect: 'deny', ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule), ...origin(rule) };
     }
     // A command line can need one rule per part (`echo hi && pwd`): each is counted, and the card names them all.
     if (options.preview !== true) for (const used of decision.rules) await this.countHit(used.id);
@@ -418,7 +417,7 @@ export class RuleBook implements RuleService {
 function askedVerdict(rule: Rule, unread: Reason): PolicyVerdict {
   const what = rule.match.kind === 'path-glob' ? 'it cannot tell whether it names this file' : 'this command line could not be read whole';
   const description = reason('A deny rule applies (', describeRule(rule), `) and ${what} (`, unread, ')');
-  return { effect: 'ask', ruleId: rule.id, description };
+  return { effect: 'ask', ruleId: rule.id, description, ...origin(rule) };
 }
 
 /**
@@ -431,7 +430,7 @@ function leadsOutVerdict(rule: Rule, leadsOut: LeadsOut): PolicyVerdict {
     leadsOut.kind === 'moved'
       ? reason(codeWord(leadsOut.text), ' may leave the workspace, and the rule (', describeRule(rule), ') covers commands run inside it only')
       : reason(codeWord(leadsOut.text), ' may lead outside the workspace (by its text or a link), and the rule (', describeRule(rule), ') covers what a command names inside it only');
-  return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
+  return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true, ...origin(rule) };
 }
 
 /**
@@ -441,7 +440,7 @@ function leadsOutVerdict(rule: Rule, leadsOut: LeadsOut): PolicyVerdict {
 function uncoveredVerdict(rule: Rule, name: string, gitConfig?: GitConfigCause): PolicyVerdict {
   if (gitConfig !== undefined) {
     const description = reason('The rule (', describeRule(rule), ') does not cover ', codeWord(name), ' here: ', gitConfigReason(gitConfig));
-    return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
+    return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true, ...origin(rule) };
   }
   const description = reason(
     'The rule (',
@@ -450,7 +449,7 @@ function uncoveredVerdict(rule: Rule, name: string, gitConfig?: GitConfigCause):
     codeWord(name),
     ' is given here: an option or word it does not take (one that may run other code, read or write elsewhere, or a target or script word the rule does not name)',
   );
-  return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
+  return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true, ...origin(rule) };
 }
 
 /** The ask for a write that makes a folder a Git repository; the folder's names are the model's, so they are not shown. */
@@ -463,7 +462,16 @@ function gitDirectoryVerdict(rule: Rule, folder: readonly string[]): PolicyVerdi
     describeRule(rule),
     ' does not cover that',
   );
-  return { effect: 'ask', ruleId: rule.id, description };
+  return { effect: 'ask', ruleId: rule.id, description, ...origin(rule) };
+}
+
+/**
+ * Where a verdict's rule came from: one of the workspace's rules file is said to be, so the model is told of a deny
+ * made from it (the rule's, or an allow's refused when the rule could not tell the call from one it denies) that it
+ * is no word of the person's, as a deny read back from the call's ledger row is told by the rule's id.
+ */
+function origin(rule: Rule): { fromWorkspaceFile?: true } {
+  return rule.source === 'workspace-file' ? { fromWorkspaceFile: true } : {};
 }
 
 /** Resolves a requested path as read_file, write_file and list_directory do; undefined where they would refuse it. */
