@@ -33,24 +33,28 @@ function start(toolCallId: string, at: number): LedgerChange {
 interface Cost {
   /** Wall-clock µs per op. */
   wall: number;
-  /** This process's CPU µs per op (user + system), less sensitive to other load on the machine. */
+  /** This process's CPU µs per op (user + system, all its threads), less sensitive to other load on the machine. */
   cpu: number;
+  /** µs per op the event loop was busy (not waiting for I/O): what it could not spend on anything else. */
+  loop: number;
 }
 
 async function perOp(ops: number, body: (index: number) => Promise<void>): Promise<Cost> {
   const began = performance.now();
   const cpuBefore = process.cpuUsage();
+  const loopBefore = performance.eventLoopUtilization();
   for (let index = 0; index < ops; index += 1) await body(index);
   const cpu = process.cpuUsage(cpuBefore);
-  return { wall: ((performance.now() - began) * 1000) / ops, cpu: (cpu.user + cpu.system) / ops };
+  const loop = performance.eventLoopUtilization(loopBefore);
+  return { wall: ((performance.now() - began) * 1000) / ops, cpu: (cpu.user + cpu.system) / ops, loop: (loop.active * 1000) / ops };
 }
 
 function show(cost: Cost): string {
-  return `${cost.wall.toFixed(1)} | ${cost.cpu.toFixed(1)}`;
+  return `${cost.wall.toFixed(1)} | ${cost.cpu.toFixed(1)} | ${cost.loop.toFixed(1)}`;
 }
 
 function medianCost(costs: Cost[]): Cost {
-  return { wall: median(costs.map((c) => c.wall)), cpu: median(costs.map((c) => c.cpu)) };
+  return { wall: median(costs.map((c) => c.wall)), cpu: median(costs.map((c) => c.cpu)), loop: median(costs.map((c) => c.loop)) };
 }
 
 function median(values: number[]): number {
@@ -81,36 +85,41 @@ const times: [string, string][] = [];
   await store.close();
 }
 
-// What syncing costs: the store syncs every commit (synchronous = FULL, so an allow outlives an OS crash or a lost
-// write-out) but one of streamed text alone; the same commits under NORMAL, which synced the write-ahead log only at
-// checkpoints, for comparison. A status event stands for any commit of one small event (as each text delta was
-// synced before deltas were let off). `AIRLOCK_BENCH_SYNC_OPS` sets how many commits (default 1,000); the data
-// folder is under the system's temporary folder (`TMPDIR`), so its disk is what is measured.
+// What syncing costs. A commit that lets a call run (an allow with its call's start) is synced by SQLite before it
+// returns (synchronous = FULL); the allows asked for in one turn of the event loop share one transaction and one sync
+// (GroupedCommits). Other commits (a status event, a text delta) are not synced. Each row gives the wall time per
+// commit, the process's CPU time, and the time the event loop was busy, sync included (what it could not spend
+// answering anyone else). Allows are made one at a time (a person's click), and 100 at once (many people, or a
+// drain). `AIRLOCK_BENCH_SYNC_OPS` sets how many commits (default 1,000); the data folder is under the system's
+// temporary folder (`TMPDIR`), so its disk is what is measured.
 {
   const syncOps = Number(process.env.AIRLOCK_BENCH_SYNC_OPS ?? 1_000);
-  for (const mode of ['NORMAL', 'FULL'] as const) {
-    const store = await freshStore();
-    (store as unknown as { db: { pragma(text: string): unknown } }).db.pragma(`synchronous = ${mode}`);
-    await store.createSession(summary('s', 1));
-    await store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
-    for (let i = 0; i < syncOps; i += 1) await store.appendEvent({ runId: 'r', sessionId: 's', seq: i + 1, event: { type: 'status', text: 'asks' }, at: i, ledger: start(`call-${i}`, i) });
-    const decision = { type: 'tool-decision' as const, toolCallId: 'x', approvalId: 'a', decision: 'allow' as const, source: 'user' as const };
-    const allowed = await perOp(syncOps, (i) =>
-      store.appendEvents([
-        { runId: 'r', sessionId: 's', seq: syncOps + 2 * i + 1, event: decision, at: i, ledger: { kind: 'decision', toolCallId: `call-${i}`, decision: 'allow', source: 'user', decidedAt: i, by: { connectionId: 'c1' } } },
-        { runId: 'r', sessionId: 's', seq: syncOps + 2 * i + 2, event: { type: 'status', text: 'Running: ls' }, at: i, ledger: { kind: 'running', toolCallId: `call-${i}`, startedAt: i } },
-      ]),
-    );
-    const statuses = await perOp(syncOps, (i) => store.appendEvent({ runId: 'r', sessionId: 's', seq: 3 * syncOps + i + 1, event: { type: 'status', text: 'Thinking' }, at: i }));
-    rows.push([`synchronous = ${mode}: an allow with its call's start, one commit (${syncOps.toLocaleString('en')})`, show(allowed)]);
-    rows.push([`synchronous = ${mode}: a status event, one commit (${syncOps.toLocaleString('en')})`, show(statuses)]);
-    if (mode === 'FULL') {
-      const delta = { type: 'text-delta' as const, text: 'a few words of the answer ' };
-      const deltas = await perOp(syncOps, (i) => store.appendEvent({ runId: 'r', sessionId: 's', seq: 4 * syncOps + i + 1, event: delta, at: i }));
-      rows.push([`a text delta, one commit, as the store writes it (not synced) (${syncOps.toLocaleString('en')})`, show(deltas)]);
-    }
-    await store.close();
-  }
+  const store = await freshStore();
+  await store.createSession(summary('s', 1));
+  await store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
+  for (let i = 0; i < 2 * syncOps; i += 1) await store.appendEvent({ runId: 'r', sessionId: 's', seq: i + 1, event: { type: 'status', text: 'asks' }, at: i, ledger: start(`call-${i}`, i) });
+  let seq = 2 * syncOps;
+  const decision = { type: 'tool-decision' as const, toolCallId: 'x', approvalId: 'a', decision: 'allow' as const, source: 'user' as const };
+  const allow = (call: number) => {
+    seq += 2;
+    return store.appendEvents([
+      { runId: 'r', sessionId: 's', seq: seq - 1, event: decision, at: call, ledger: { kind: 'decision', toolCallId: `call-${call}`, decision: 'allow', source: 'user', decidedAt: call, by: { connectionId: 'c1' } } },
+      { runId: 'r', sessionId: 's', seq, event: { type: 'status', text: 'Running: ls' }, at: call, ledger: { kind: 'running', toolCallId: `call-${call}`, startedAt: call } },
+    ]);
+  };
+  const oneByOne = await perOp(syncOps, (i) => allow(i));
+  const atOnce = await perOp(syncOps / 100, async (batch) => {
+    await Promise.all(Array.from({ length: 100 }, (_, i) => allow(syncOps + batch * 100 + i)));
+  });
+  const statuses = await perOp(syncOps, () => store.appendEvent({ runId: 'r', sessionId: 's', seq: ++seq, event: { type: 'status', text: 'Thinking' }, at: 1 }));
+  const delta = { type: 'text-delta' as const, text: 'a few words of the answer ' };
+  const deltas = await perOp(syncOps, () => store.appendEvent({ runId: 'r', sessionId: 's', seq: ++seq, event: delta, at: 1 }));
+  const count = syncOps.toLocaleString('en');
+  rows.push([`an allow with its call's start, one commit, one at a time (${count})`, show(oneByOne)]);
+  rows.push([`an allow with its call's start, 100 at once, per allow (${count})`, show({ wall: atOnce.wall / 100, cpu: atOnce.cpu / 100, loop: atOnce.loop / 100 })]);
+  rows.push([`a status event, one commit (not synced) (${count})`, show(statuses)]);
+  rows.push([`a text delta, one commit (not synced) (${count})`, show(deltas)]);
+  await store.close();
 }
 
 // Messages: the cost of an append must not depend on how long the chat already is.
@@ -174,7 +183,7 @@ const times: [string, string][] = [];
 }
 
 await rm(root, { recursive: true, force: true });
-console.log('\n| write | wall µs per op | CPU µs per op |\n|---|---:|---:|');
+console.log('\n| write | wall µs per op | CPU µs per op | event loop busy µs per op |\n|---|---:|---:|---:|');
 for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
 console.log('\n| read | ms |\n|---|---:|');
 for (const [name, value] of times) console.log(`| ${name} | ${value} |`);
