@@ -92,7 +92,10 @@ export interface AirlockStore {
 
   /**
    * Appends one event of a run (seq from 1, no gaps) and applies the ledger change it carries, atomically: an
-   * event and its effect on the ledger are kept together or not at all.
+   * event and its effect on the ledger are kept together or not at all. A caller waits for one write of a run to
+   * resolve before it makes the next of that run or of its calls: a store may make a write later than it is asked
+   * for (the SQLite store makes the allows asked for in one turn of the event loop together at its end), so writes
+   * not waited for may land in another order than they were asked.
    */
   appendEvent(input: AppendEventInput): Promise<void>;
   /**
