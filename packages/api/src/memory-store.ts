@@ -235,7 +235,9 @@ export class MemoryStore implements AirlockStore {
       if (input.ledger?.kind === 'running' && entry.run.cancelRequested === true) throw new RunStoppedError(input.runId, input.ledger.toolCallId);
       seen.add(key);
     }
-    for (const input of inputs) await this.appendEvent(input);
+    // Applied in one go, with no await between them: a Stop (or any write) of another task cannot land in the middle
+    // and leave half the batch applied (appendEvent's body runs to its end when called).
+    await Promise.all(inputs.map((input) => this.appendEvent(input)));
   }
 
   async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
