@@ -5,23 +5,13 @@ import { ConcurrencyLimit, type AnyTool } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { PostgresStore } from '../src/store';
 import { cleanupsAfterEach } from './support/cleanups';
-import { clusterInstance, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
+import { clusterInstance, interceptCluster, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
 import { probeTestDatabase, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
 const postgres = await probeTestDatabase();
 const cleanups = cleanupsAfterEach();
 
-function interceptCluster(store: PostgresStore, replaced: Partial<Cluster>): Cluster {
-  return new Proxy(store, {
-    get(target, key) {
-      const own = (replaced as Record<string | symbol, unknown>)[key];
-      if (own !== undefined) return own;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) => boolean): Cluster {
   return interceptCluster(store, { subscribe: (listener) => store.subscribe((message) => (missed(message) ? undefined : listener(message))) });
 }

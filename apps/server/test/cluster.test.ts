@@ -7,7 +7,7 @@ import type { PostgresStore } from '../src/store';
 import { createBuiltinTools } from '../src/tools';
 import { killAllWith, processesWith, toolNamed } from '../src/tools/test-support';
 import { cleanupsAfterEach } from './support/cleanups';
-import { clusterInstance, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
+import { clusterInstance, interceptCluster, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
 import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -15,18 +15,6 @@ const postgres = await probeTestDatabase();
 if (!postgres.available) console.warn(`Skipping the multi-instance tests: ${postgres.reason}`);
 
 const cleanups = cleanupsAfterEach();
-
-/** The store as an instance's cluster, with some of its methods replaced (they may call the store's own). */
-function interceptCluster(store: PostgresStore, replaced: Partial<Cluster>): Cluster {
-  return new Proxy(store, {
-    get(target, key) {
-      const own = (replaced as Record<string | symbol, unknown>)[key];
-      if (own !== undefined) return own;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 /**
  * The messages `missed` picks never reach the instance (as when its notification connection dropped); `resync`

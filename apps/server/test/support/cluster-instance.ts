@@ -79,3 +79,15 @@ export async function waitingCalls(chat: ChatService, sessionId: string, count =
     { timeout: 20_000, interval: 20 },
   );
 }
+
+/** The store as an instance's cluster, with some of its methods replaced (they may call the store's own). */
+export function interceptCluster(store: PostgresStore, replaced: Partial<Cluster>): Cluster {
+  return new Proxy(store, {
+    get(target, key) {
+      const own = (replaced as Record<string | symbol, unknown>)[key];
+      if (own !== undefined) return own;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
