@@ -38,62 +38,43 @@ function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) =>
 }
 
 /**
- * Holds an instance's claims of a call's timeout: `asked` resolves once its deadline came and it asked the store for
- * one, which then goes in once `release()` is called.
+ * Holds the calls of the methods `methods` of what `holding` wraps that `held` picks by their arguments: `asked`
+ * resolves once one is made, and it goes on once `release()` is called.
  */
-function timeoutHeldUntil() {
+function callsHeldUntilRelease(methods: readonly string[], held: (argument: unknown) => boolean) {
   let asked!: () => void;
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   return {
     asked: new Promise<void>((resolve) => (asked = resolve)),
     release,
-    holding: (cluster: Cluster): Cluster =>
-      new Proxy(cluster, {
-        get(target, key) {
-          const value: unknown = Reflect.get(target, key, target);
-          if (key !== 'claimDecision') return value;
-          return async (input: Parameters<Cluster['claimDecision']>[0]) => {
-            if (input.decision === 'timeout') {
+    holding: <Target extends object>(target: Target): Target =>
+      new Proxy(target, {
+        get(inner, key) {
+          const value: unknown = Reflect.get(inner, key, inner);
+          if (typeof value !== 'function') return value;
+          const bound = (value as (...args: unknown[]) => unknown).bind(inner);
+          if (typeof key !== 'string' || !methods.includes(key)) return bound;
+          return async (argument: unknown) => {
+            if (held(argument)) {
               asked();
               await released;
             }
-            return target.claimDecision(input);
+            return bound(argument);
           };
         },
       }),
   };
 }
 
-/**
- * Holds an instance's write that marks a call running, the last before its tool starts: `asked` resolves once one is
- * asked for, and it goes to the store once `release()` is called.
- */
-function runningMarkHeld() {
-  let asked!: () => void;
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  return {
-    asked: new Promise<void>((resolve) => (asked = resolve)),
-    release,
-    holding: (store: PostgresStore): PostgresStore =>
-      new Proxy(store, {
-        get(target, key) {
-          const value: unknown = Reflect.get(target, key, target);
-          if (typeof value !== 'function') return value;
-          const bound = (value as (...args: unknown[]) => unknown).bind(target);
-          if (key !== 'appendEvent' && key !== 'appendEvents') return bound;
-          return async (written: AppendEventInput | readonly AppendEventInput[]) => {
-            if ((Array.isArray(written) ? written : [written]).some((input: AppendEventInput) => input.ledger?.kind === 'running')) {
-              asked();
-              await released;
-            }
-            return bound(written);
-          };
-        },
-      }),
-  };
-}
+/** Holds an instance's claims of a call's timeout (see callsHeldUntilRelease). */
+const timeoutHeldUntil = () => callsHeldUntilRelease(['claimDecision'], (input) => (input as Parameters<Cluster['claimDecision']>[0]).decision === 'timeout');
+
+/** Holds an instance's write that marks a call running, the last before its tool starts (see callsHeldUntilRelease). */
+const runningMarkHeld = () =>
+  callsHeldUntilRelease(['appendEvent', 'appendEvents'], (written) =>
+    (Array.isArray(written) ? (written as AppendEventInput[]) : [written as AppendEventInput]).some((input) => input.ledger?.kind === 'running'),
+  );
 
 /** The store, except that while `down` is set its writes of events fail as with the database gone. */
 function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean } {
