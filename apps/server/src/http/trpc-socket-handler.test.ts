@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
+import { deferred } from '@airlock/core/testing';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { getWSConnectionHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -346,17 +347,6 @@ describe('the socket handler', () => {
     expect(seen.signals).toStrictEqual([undefined, undefined]);
   });
 });
-
-/** A promise settled from outside. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** A connection to a router of subscriptions `s` (id 1) answered by `answer`, which is handed each one's signal. */
 function subscriptions(answer: (signal: AbortSignal | undefined, socket: RecordingSocket) => Promise<AsyncIterable<unknown>> | AsyncIterable<unknown>): RecordingSocket {
