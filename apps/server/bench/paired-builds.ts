@@ -26,6 +26,7 @@ import { BUILD_OPTIONS } from '../build-options';
 import { startFakeModelServer } from './support/fake-model-server';
 import { ROUND_TRIP_MARKS } from './support/round-trip-marks';
 import { startShippedServer, type ShippedServer } from './support/shipped-server';
+import { startWaiting } from './support/start-waiting';
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
 const [mode, ...args] = process.argv.slice(2);
@@ -84,26 +85,10 @@ if (mode === 'aside') {
     side.runsOnClient++;
     const { trpc } = side.client;
     const sessionId = `${label}-${side.done++}`;
-    let waiting!: (approvalId: string) => void;
-    let ended!: () => void;
-    const approvalId = new Promise<string>((resolve) => (waiting = resolve));
-    const done = new Promise<void>((resolve) => (ended = resolve));
-    const sub = trpc.chat.stream.subscribe(
-      { sessionId, runId: `${sessionId}-run`, message: 'go' },
-      {
-        onData: ({ data }) => {
-          if (data.type === 'tool-start' && data.awaitingConfirmation) waiting(data.approvalId);
-          if (data.type === 'run-end') ended();
-        },
-        onError: (error) => {
-          console.error(error);
-          process.exit(1);
-        },
-      },
-    );
+    const { approvalId, done, stop } = startWaiting(trpc, sessionId);
     await trpc.chat.confirmTool.mutate({ sessionId, approvalId: await approvalId, decision });
     await done;
-    sub.unsubscribe();
+    stop();
   };
 
   for (let round = 1; round <= rounds; round++) {

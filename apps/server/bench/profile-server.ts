@@ -20,6 +20,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
 import { ROUND_TRIP_MARKS } from './support/round-trip-marks';
+import { startWaiting } from './support/start-waiting';
 import { buildServer, startShippedServer } from './support/shipped-server';
 
 /** Where an object's memory is charged in the heap report: the per-session objects of Airlock, tRPC and ws. */
@@ -54,28 +55,6 @@ type Client = { trpc: TRPCClient<AppRouter>; close: () => Promise<void> };
 function connect(): Client {
   const client = createAirlockClient({ url: server.wsUrl, token: server.token, WebSocket });
   return { trpc: client.trpc, close: () => client.close() };
-}
-
-/** Starts a run and answers when its call waits, with a way to allow it and to wait for the end. */
-function startWaiting(trpc: TRPCClient<AppRouter>, sessionId: string) {
-  let approved!: (id: string) => void;
-  let ended!: () => void;
-  const approvalId = new Promise<string>((resolve) => (approved = resolve));
-  const done = new Promise<void>((resolve) => (ended = resolve));
-  const sub = trpc.chat.stream.subscribe(
-    { sessionId, runId: `${sessionId}-run`, message: 'go' },
-    {
-      onData: ({ data }) => {
-        if (data.type === 'tool-start' && data.awaitingConfirmation) approved(data.approvalId);
-        if (data.type === 'run-end') ended();
-      },
-      onError: (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    },
-  );
-  return { approvalId, done, stop: () => sub.unsubscribe() };
 }
 
 /** Opens `count` connections, as many at once as the server keeps places for sockets without a token. */
