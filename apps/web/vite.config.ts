@@ -22,6 +22,8 @@ export default defineConfig({
   // maps: the server would serve them to anyone who asks; `pnpm dev` has its own.
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 600 },
   test: {
+    // vitest's default of one second for vi.waitFor and expect.poll would be a timing assertion: see makeWaitsPatient.
+    setupFiles: ['./vitest.setup.ts'],
     projects: [
       {
         extends: true,

@@ -6,5 +6,7 @@ export default defineConfig({
     // (a megabyte of input, a thousand properties) can take seconds there. This bounds a hang; no test asserts on time.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // vitest's default of one second for vi.waitFor and expect.poll would be a timing assertion: see makeWaitsPatient.
+    setupFiles: ['./vitest.setup.ts'],
   },
 });
