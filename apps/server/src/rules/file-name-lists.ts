@@ -7,6 +7,14 @@ const shortGroup = (word: string) => /^-[^-]/.test(word);
 const XZ_LIST: ListWord = (word) => /^--files0?(?:=|$)/.test(word);
 /** zstd's `--filelist FILE` (its own parser takes any word that starts so, the file after `=` or in the next word). */
 const ZSTD_LIST: ListWord = (word) => word.startsWith('--filelist');
+/**
+ * sort's `--files0-from=FILE` (any start of it past `--fi`, which is also `--field-separator`'s): the names of the files
+ * it prints, from FILE or, given `-`, its input.
+ */
+const SORT_LIST: ListWord = (word) => {
+  const long = word.split('=', 1)[0]!;
+  return long.length > 4 && '--files0-from'.startsWith(long);
+};
 /** binutils' response files: `@FILE` holds more arguments, the files to read among them. */
 const RESPONSE_FILE: ListWord = (word) => word.startsWith('@');
 /** 7-Zip's `@listfile` operand, and its switches that take a list file (`-i@list`, `-ir@…`, `-ai@…`), in any case. */
@@ -48,6 +56,7 @@ const NAME_LISTS: ReadonlyMap<string, ListWord> = new Map([
   ...BINARY_TOOLS.map((binutil): [string, ListWord] => [binutil, RESPONSE_FILE]),
   ...['7z', '7za', '7zr'].map((sevenZip): [string, ListWord] => [sevenZip, SEVEN_ZIP_LIST]),
   ...['ack', 'ack-grep'].map((ack): [string, ListWord] => [ack, ACK_LIST]),
+  ['sort', SORT_LIST],
   ['pax', PAX_LIST],
   ['cpio', CPIO_LIST],
 ]);

@@ -468,4 +468,64 @@ describe('a program that prints the files it reads, named one outside the worksp
   it('a rule that names the file outside covers it', async () => {
     expect((await evaluateRules(terminal('cat /etc/hosts'), [prefix('cat /etc/hosts')], context)).decision).toBe('allow');
   });
+
+  // `ls`, `wc`, `du`, `date` and the checksums show names, sizes, times and hashes only, and stay covered wherever, but
+  // for options that read a file and print what it holds (checked with GNU coreutils 9.1): `date -f ~/secret` printed
+  // each line in an "invalid date" error, `wc --files0-from=/etc/passwd` and `du --files0-from=…` the whole file as a
+  // name they could not open, `md5sum -c` and its kin the names a checksum list holds.
+  describe('options of the programs covered wherever that print a file they read (found in review)', () => {
+    const covered = ['date', 'wc', 'du', 'md5sum', 'sha256sum', 'b2sum', 'cksum', 'sort'].map((name) => prefix(name));
+    const judge = async (command: string) => (await evaluateRules(terminal(command), covered, context)).decision;
+
+    it.each([
+      'date -f ~/secret',
+      'date -f/home/me/secret',
+      'date -uf /etc/shadow',
+      'date --file=~/.ssh/id_rsa',
+      'date --file ~/.ssh/id_rsa',
+      'date --fi=/etc/shadow',
+      'date -f "$X"',
+      'wc --files0-from=/etc/passwd',
+      'wc --files0-from /x',
+      'wc -l --files0=../x',
+      'wc --files0-from "$X"',
+      'du --files0-from=../x',
+      'du -s --files0-from ~/list',
+      'md5sum -c /home/me/SHA256SUMS',
+      'sha256sum --check ../other/SHA256SUMS',
+      'b2sum -wc ~/sums',
+      'cksum -c /etc/sums',
+      // sort prints the files the list names: one in the workspace may name any.
+      'sort --files0-from=names0',
+      'sort --files0-from names0',
+      'sort --fil=-',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each([
+      'date',
+      'date -f -',
+      'date -f dates.txt',
+      'date --file=dates.txt',
+      'date -r ~/.bashrc',
+      'date -d tomorrow +%F',
+      'wc -l ~/.bashrc',
+      'wc --files0-from=names0',
+      'wc --files0-from=-',
+      'du -sh ~/.cache',
+      'du --files0-from names0',
+      'du -X /etc/excludes .',
+      'md5sum ~/.bashrc',
+      'sha256sum -c SHA256SUMS',
+      'sha256sum --check -',
+      'cksum /etc/hostname',
+    ])('allows %j', async (command) => {
+      expect(await judge(command)).toBe('allow');
+    });
+
+    it('says which word leads out', async () => {
+      expect(await evaluateRules(terminal('date -f ~/secret'), covered, context)).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '~/secret' } });
+    });
+  });
 });

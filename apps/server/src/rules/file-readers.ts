@@ -1,13 +1,15 @@
 import { sourceMayLeadAway } from './copy-sources';
 import { readsNameList, sevenZipSwitchPath } from './file-name-lists';
 import type { PathFacts } from './outside-workspace';
+import { printingOptionMayReadAway } from './printing-options';
 import { shortOptionPaths, shortOptionValuesOf } from './short-option-files';
 import type { ShellWord } from './shell-word';
 
 /**
  * Programs that print what the files they are named hold, or enough of it to rebuild it (a dump, a diff, the lines
  * that match, the file packed, compressed or encoded), or copy it into pieces or an archive the file tools then read.
- * `ls`, `wc`, `stat` and the checksums show names, sizes and hashes only, and stay covered wherever. sed, awk and their
+ * `ls`, `wc`, `du`, `date`, `stat` and the checksums show names, sizes, times and hashes only, and stay covered wherever
+ * but for their options that print a file they read (`date -f`, `wc --files0-from`: `printing-options.ts`). sed, awk and their
  * kin are not here: they run what their script says (`e`, `system()`), so an allow rule for one names the whole call.
  */
 const FILE_READERS = new Set([
@@ -131,7 +133,7 @@ const HARMLESS_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const assigned = ASSIGNED_FILES.get(name);
   const unquoted = (word: ShellWord) => (word.kind === 'literal' ? word.value : word.text.replace(/["']/g, ''));
-  if (!FILE_READERS.has(name) && assigned === undefined) return words.some((word) => readsNameList(name, unquoted(word)));
+  if (!FILE_READERS.has(name) && assigned === undefined) return words.some((word) => readsNameList(name, unquoted(word))) || printingOptionMayReadAway(name, words, facts);
   // Paths as they are now: a command before it on the line that may have changed the file system (`npm test | tail
   // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
   const asNow = { ...facts, fileSystemChanged: false };
