@@ -1,5 +1,5 @@
 import { sourceMayLeadAway } from './copy-sources';
-import { seenOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
+import { mayBeFolder, seenOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
 import { shortValueLetters } from './short-option-files';
 import type { ShellWord } from './shell-word';
 
@@ -53,6 +53,8 @@ const SEARCHERS: ReadonlyMap<string, Searcher> = new Map([
 export function followedTreeMayHoldLinkOut(name: string, words: readonly ShellWord[], facts: PathFacts, ruleWords = 0): boolean {
   // A word the shell computes is undefined when it may become an option (`*` may match `-R`), its text otherwise.
   const text = words.map((word) => (word.kind === 'literal' ? word.value : /^["']?[-*?[$]/.test(word.text) ? undefined : word.text));
+  const comparer = COMPARERS.get(name);
+  if (comparer !== undefined) return comparedFoldersMayHoldLinkOut(comparer, words, text, facts, ruleWords);
   const searcher = SEARCHERS.get(name);
   const follows = searcher === undefined ? name === 'zip' && zipFollows(text) : searcherFollows(name, searcher, text);
   if (!follows) return false;
@@ -134,4 +136,52 @@ function zipFollows(words: readonly (string | undefined)[]): boolean {
   const recurses = words.some((word) => word === undefined || /^-[^-]*[rR]/.test(word) || (word.startsWith('--') && longOptionIn(word, ['--recurse-paths', '--recurse-patterns'])));
   const keepsLinks = words.some((word) => word !== undefined && (inShortGroup(word, 'y', ZIP_VALUE_LETTERS) || (word.length >= 4 && '--symlinks'.startsWith(word))));
   return recurses && !keepsLinks;
+}
+
+/**
+ * How a program that compares two folders is told to go below them, or not to follow links: diff and colordiff (which
+ * hands diff its options) compare the files of the same name in two folders, or a file with the one of its name in
+ * a folder (`diff a/notes b`), following the links there, and every folder below with `-r`/`--recursive`, unless
+ * `--no-dereference`; sdiff compares the files in them, with no such options. cmp and diff3 refuse a folder.
+ */
+interface Comparer {
+  /** Letters that take a value (`-x PAT`, `-U 3`): a letter after one in a group is part of its value. */
+  values: string;
+  /** Whether it takes `-r`/`--recursive` and `--no-dereference`. */
+  recurses: boolean;
+}
+
+const DIFF: Comparer = { values: 'CDFILSUWxX', recurses: true };
+const COMPARERS: ReadonlyMap<string, Comparer> = new Map([
+  ['diff', DIFF],
+  ['colordiff', DIFF],
+  ['sdiff', { values: shortValueLetters('sdiff') ?? '', recurses: false }],
+]);
+
+/**
+ * Whether a comparer's call (`COMPARERS`) reads a folder that may hold a link leading out of the workspace
+ * (`treeMayHoldLinkOut`, walking every folder): each word past the rule's that is no option and may be a folder, and
+ * the folder `--from-file`/`--to-file` names (checked with GNU diffutils 3.8: `diff -r a b`, `diff a b`, `diff a/notes
+ * b` and `sdiff a b` printed `outside/secret` through `b/notes -> ../../outside/secret`; found in review). The walk
+ * goes below the folder whether or not `-r` has diff go there. After a command on the line that may change the file
+ * system, a call with `-r` is asked about, as `grep -R` is; one without is judged by the folders as they are now, as
+ * `cat` judges the files it is named.
+ */
+function comparedFoldersMayHoldLinkOut(comparer: Comparer, words: readonly ShellWord[], text: readonly (string | undefined)[], facts: PathFacts, ruleWords: number): boolean {
+  const end = text.indexOf('--');
+  const options = end === -1 ? text : text.slice(0, end);
+  if (comparer.recurses && options.some((word) => word !== undefined && longOptionIn(word, ['--no-dereference']))) return false;
+  const recursive = comparer.recurses && options.some((word) => word === undefined || inShortGroup(word, 'r', comparer.values) || longOptionIn(word, ['--recursive']));
+  if (recursive && facts.fileSystemChanged === true) return seenOutside({ kind: 'literal', value: '.' }, facts, true);
+  const asNow = { ...facts, fileSystemChanged: false };
+  const folderMayHoldLinkOut = (word: ShellWord) =>
+    word.kind === 'literal' ? mayBeFolder(word.value, asNow) && treeMayHoldLinkOut(word, asNow, 'every') : sourceMayLeadAway(word, asNow, 'every');
+  return words.some((word, index) => {
+    if (index < ruleWords) return false;
+    const given = text[index];
+    const operand = (end !== -1 && index > end) || given?.startsWith('-') !== true;
+    if (operand) return folderMayHoldLinkOut(word);
+    const named = /^(--[^=]+)=(.*)$/s.exec(given ?? '');
+    return named !== null && longOptionIn(named[1]!, ['--from-file', '--to-file']) && folderMayHoldLinkOut({ kind: 'literal', value: named[2]! });
+  });
 }

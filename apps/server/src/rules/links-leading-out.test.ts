@@ -322,6 +322,49 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     }
   });
 
+  it('diff comparing folders follows the links in them, below them with -r, unless --no-dereference (found in review)', async () => {
+    // Checked with GNU diffutils 3.8: `diff -r a b`, `diff a b` and `diff a/notes b` each printed `outside/secret`
+    // through `b/notes -> ../../outside/secret`, and `sdiff a b` too; with `--no-dereference` none did.
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const outside = path.join(folder.path, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'secret'), 'key=s3cret\n');
+    for (const name of ['a', 'b', 'c']) {
+      await mkdir(path.join(workspace, name), { recursive: true });
+      await writeFile(path.join(workspace, name, 'notes'), 'mine\n');
+    }
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    for (const name of ['diff', 'colordiff', 'sdiff', 'tar']) {
+      await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: [name], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+    const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    const verdict = async (command: string) => (await rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true }))?.effect;
+    const following = [
+      'diff -r a b',
+      'diff --recursive a b',
+      'diff --recur a b',
+      'diff -ru a b',
+      'diff -r -N a b',
+      'diff -Nr b a',
+      'diff a b',
+      'diff a/notes b',
+      'diff --from-file=b a',
+      'diff -r -- a b',
+      'colordiff -r a b',
+      'sdiff a b',
+    ];
+    const plain = ['diff -r --no-dereference a b', 'diff --no-dereference a b', 'colordiff -r --no-dereference a b', 'diff -r a c', 'diff a/notes c/notes', 'diff -u a/notes c/notes'];
+    for (const command of [...following, ...plain]) expect(await verdict(command), command).toBe('allow');
+    await rm(path.join(workspace, 'b', 'notes'));
+    await symlink('../../outside/secret', path.join(workspace, 'b', 'notes'));
+    for (const command of following) expect(await verdict(command), command).toBe('ask');
+    for (const command of plain) expect(await verdict(command), command).toBe('allow');
+    // An archive unpacked before it may bring such a link below the folders -r reads; files named are judged as they are now.
+    expect(await verdict('tar -xf x.tar && diff -r a c')).toBe('ask');
+    expect(await verdict('tar -xf x.tar && diff a/notes c/notes')).toBe('allow');
+  });
+
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
     await using folder = await plantedWorkspace();
     const judge = (command: string) => evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) });
