@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs every check and test: typecheck, lint, unit, integration and browser tests.
-# Installs what it needs first: pnpm, the dependencies, Chromium for the browser tests and bubblewrap for the tool
-# sandbox (both through apt-get).
+# Installs what it needs first: pnpm, the dependencies, Chromium for the browser tests, bubblewrap for the tool
+# sandbox and strace for the store's tests of its syncs (all through apt-get).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 
-# One apt-get update, then whatever is missing in one install: Chromium for the browser tests, bubblewrap for the tool sandbox.
+# One apt-get update, then whatever is missing in one install: Chromium for the browser tests, bubblewrap for the tool
+# sandbox, strace for the store's tests that trace its syncs and fail them (skipped without it).
 MISSING=()
 if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1; then MISSING+=(chromium); fi
 if ! command -v bwrap >/dev/null 2>&1; then MISSING+=(bubblewrap); fi
+if ! command -v strace >/dev/null 2>&1; then MISSING+=(strace); fi
 if [ "${#MISSING[@]}" -gt 0 ]; then
   echo "Installing ${MISSING[*]} for the tests…"
   SUDO=()

@@ -45,8 +45,8 @@ describe('SqliteStore commits that let calls run', () => {
     await store.close();
   });
 
-  // What cannot be tested: a sync the disk fails (SQLite then fails the commit with SQLITE_IOERR_FSYNC), or a lost
-  // write-out. What can: that each commit syncs its write-ahead log before it returns.
+  // What cannot be tested here: a lost write-out (a sync the disk fails is, in failed-sync.test.ts). What can: that
+  // each commit syncs its write-ahead log before it returns.
   it.skipIf(!strace)('sync the write-ahead log to the disk before they return, one sync for those asked for at once: an allow with its start, a rule, a grant, confirmation turned off, a chat started without it, a chat deleted (commits that let nothing run are not synced each)', async () => {
     await using folder = await tempFolder();
     const log = join(folder.path, 'trace');

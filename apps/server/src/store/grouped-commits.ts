@@ -5,7 +5,8 @@
  *
  * Each is a savepoint of that transaction: one that fails (a constraint, a run refused) is rolled back and rejected
  * alone, and the others go on. The transaction's commit is SQLite's own synced commit: if its sync fails, SQLite fails
- * the commit and none of them is stored, so each is rejected, as each would have been alone. A sync held the event
+ * the commit and none of them is stored, so each is rejected, as each would have been alone (and the store's
+ * SyncedCommits keeps the failed commit's frames from coming back after a crash). A sync held the event
  * loop 0.3–1.3 ms here (docs/benchmarks.md, "Store"): with many decisions arriving at once (a drain, many people),
  * that was paid once per allow.
  */

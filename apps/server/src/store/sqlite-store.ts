@@ -33,6 +33,7 @@ import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
 import { asStorageFailure, StorageFailure, withErrorsMapped } from './storage-failure';
 import { GroupedCommits } from './grouped-commits';
+import { SyncedCommits } from './synced-commits';
 import { WalSyncAhead } from './wal-sync-ahead';
 import {
   LEDGER_BYTES,
@@ -111,6 +112,7 @@ export class SqliteStore implements AirlockStore {
   private readonly beginRunTransaction;
   private readonly syncAhead: WalSyncAhead;
   private readonly grouped: GroupedCommits;
+  private readonly synced: SyncedCommits;
   private closed = false;
 
   private constructor(
@@ -120,8 +122,9 @@ export class SqliteStore implements AirlockStore {
   ) {
     this.jsonImport = jsonImport;
     this.syncAhead = new WalSyncAhead(`${file}-wal`);
+    this.synced = new SyncedCommits(db);
     const together = db.transaction((body: () => void) => body());
-    this.grouped = new GroupedCommits({ inOneTransaction: (body) => together.immediate(body), inTransaction: () => db.inTransaction });
+    this.grouped = new GroupedCommits({ inOneTransaction: (body) => this.synced.run(() => together.immediate(body)), inTransaction: () => db.inTransaction });
     this.statements = prepareStatements(db);
     const s = this.statements;
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
@@ -203,7 +206,7 @@ export class SqliteStore implements AirlockStore {
     // A chat that starts with confirmation off lets its calls run unasked: synced, as turning it off is.
     const insert = () => this.statements.insertSession.run(session.sessionId, session.title, session.createdAt, session.updatedAt, session.confirmToolCalls ? 1 : 0, session.lastRunId);
     if (session.confirmToolCalls) this.unsynced(insert);
-    else insert();
+    else this.synced.run(insert);
   }
 
   async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
@@ -211,11 +214,11 @@ export class SqliteStore implements AirlockStore {
     // time of the last activity or the last run are not.
     const update = () => this.statements.updateSession.run(sessionUpdate(sessionId, changes));
     if (changes.confirmToolCalls === undefined) this.unsynced(update);
-    else update();
+    else this.synced.run(update);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    this.deleteSessionTransaction.immediate(sessionId);
+    this.synced.run(() => this.deleteSessionTransaction.immediate(sessionId));
   }
 
   async appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void> {
@@ -253,7 +256,7 @@ export class SqliteStore implements AirlockStore {
     // Synced as updateSession is: only when the message sets the chat's confirmation.
     const begin = () => this.beginRunTransaction.immediate(beginning);
     if (beginning.session.confirmToolCalls === undefined) this.unsynced(begin);
-    else begin();
+    else this.synced.run(begin);
   }
 
   async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
@@ -261,7 +264,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async requestCancel(runId: string): Promise<boolean> {
-    return this.statements.requestCancel.run(runId).changes > 0;
+    return this.synced.run(() => this.statements.requestCancel.run(runId)).changes > 0;
   }
 
   async hasRun(runId: string): Promise<boolean> {
@@ -295,10 +298,11 @@ export class SqliteStore implements AirlockStore {
    * the call is reported interrupted, and a lost run start, message, end or title leaves the chat as it was a moment
    * earlier. Those are written under NORMAL (see `unsynced`): a sync costs 0.3–1.3 ms of the event loop here
    * (docs/benchmarks.md, "Store"), and a run writes many such commits per call. The synced ones asked for in one
-   * turn of the event loop share one sync (GroupedCommits).
+   * turn of the event loop share one sync (GroupedCommits). Every synced commit goes through SyncedCommits: one whose
+   * sync fails left its frames in the log, which a crash would bring back as committed; it makes them unreadable.
    */
   private async committed(inputs: readonly AppendEventInput[], commit: () => void): Promise<void> {
-    if (inputs.some(letsACallRun)) return this.grouped.add(commit);
+    if (inputs.some(letsACallRun)) return this.grouped.add(() => this.synced.run(commit));
     this.unsynced(commit);
     if (leavesACallWaiting(inputs)) this.syncAhead.request();
   }
@@ -308,6 +312,7 @@ export class SqliteStore implements AirlockStore {
    * syncs this one too, and a crash of this process alone loses nothing (the operating system has the write).
    */
   private unsynced<T>(commit: () => T): T {
+    this.synced.beforeWrite();
     // exec, not pragma(): pragma() makes a statement object each time (15–20 µs each here, against 3). Not a
     // statement prepared once either: SQLite applies this pragma when it compiles the statement, not when it runs it,
     // so one prepared ahead changes nothing at its first run.
@@ -349,7 +354,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async requireExactGrants(runId: string, toolCallId: string, askedBecause?: AskedBecause): Promise<boolean> {
-    return this.statements.requireExactGrants.run(askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId).changes > 0;
+    return this.synced.run(() => this.statements.requireExactGrants.run(askedBecause === undefined ? null : JSON.stringify(askedBecause), runId, toolCallId)).changes > 0;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {
@@ -371,19 +376,21 @@ export class SqliteStore implements AirlockStore {
   async saveGrant(grant: StoredGrant): Promise<void> {
     // One synchronous step: no deletion of the chat can come between the look and the write.
     if (this.statements.getSession.get(grant.sessionId) === undefined) throw new NotFoundError('session', grant.sessionId);
-    this.statements.saveGrant.run(grantParameters(grant));
+    this.synced.run(() => this.statements.saveGrant.run(grantParameters(grant)));
   }
 
   async deleteGrant(grantId: string): Promise<void> {
-    this.statements.deleteGrant.run(grantId);
+    this.synced.run(() => this.statements.deleteGrant.run(grantId));
   }
 
   async saveRule(rule: Rule): Promise<void> {
-    this.statements.saveRule.run({ ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue: ruleScopeValue(rule), json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 });
+    this.synced.run(() =>
+      this.statements.saveRule.run({ ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue: ruleScopeValue(rule), json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 }),
+    );
   }
 
   async deleteRule(ruleId: string): Promise<void> {
-    this.statements.deleteRule.run(ruleId);
+    this.synced.run(() => this.statements.deleteRule.run(ruleId));
   }
 
   async listRules(): Promise<StoredRule[]> {
@@ -399,8 +406,8 @@ export class SqliteStore implements AirlockStore {
   }
 
   async setSetting(key: string, value: string | undefined): Promise<void> {
-    if (value === undefined) this.statements.deleteSetting.run(key);
-    else this.statements.setSetting.run(key, value);
+    if (value === undefined) this.synced.run(() => this.statements.deleteSetting.run(key));
+    else this.synced.run(() => this.statements.setSetting.run(key, value));
   }
 
   async listGrants(): Promise<StoredGrant[]> {
