@@ -17,6 +17,7 @@ import { gitConfigCause, lookAtGitDirectories, submoduleConfigMayRun, type GitCo
 import { opaqueProgramReason } from './opaque-program';
 import { configFileMayRun } from './program-config-files';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
+import { gitTopAboveWorkspace, type GitTopAbove } from './git-top-above';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { letterEscape, patternNaming } from './hidden-program-name';
@@ -101,6 +102,12 @@ export interface RuleContext {
    * saying why. Default: not looked up.
    */
   gitLayoutWrite?: (names: readonly string[]) => Promise<readonly string[] | undefined>;
+  /**
+   * The work tree git finds from a folder of the workspace when its top lies above the workspace (see
+   * `PathFacts.gitTopAbove`). Default: with `leadsInside`, looked up on the file system (`gitTopAboveWorkspace`);
+   * without, not looked up.
+   */
+  gitTopAbove?: (folder: string | undefined) => GitTopAbove | undefined;
 }
 
 /** The tools whose path rules allow writing a file. */
@@ -392,6 +399,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
   let changed = false;
   let folder = context.workspace;
   const changes = commands.map(changesFileSystem);
+  const gitTopAbove = context.gitTopAbove ?? (context.leadsInside === undefined ? undefined : gitTopAboveWorkspace(context.workspace));
   for (const [index, command] of commands.entries()) {
     // Those that run while it runs count as well as those before it: `pytest t | …`, `pytest t & rm -rf t; ln -s …`.
     const alongside = changes.slice(index + 1, command.alongsideUntil ?? index + 1).some(Boolean);
@@ -405,6 +413,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       ...(leadsInside === undefined ? {} : { leadsInside }),
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
       ...(holdsLinkOut === undefined ? {} : { holdsLinkOut }),
+      ...(gitTopAbove === undefined ? {} : { gitTopAbove }),
     };
     const outsideSeen = seen === undefined ? undefined : (word: ShellWord) => seen({ kind: 'named', text: wordText(word) }, index);
     facts.push({ setsVariables, ...here, ...(outsideSeen === undefined ? {} : { outsideSeen }), ...(pathsAsNow === true ? { onlyWhatRuns: true } : {}) });

@@ -523,6 +523,40 @@ describe('git blame and git init: no file read, nor repository made, outside the
   });
 });
 
+describe('git init --shared: no repository others may write', () => {
+  it.each([
+    // Without a sandbox, `--shared=0777` on an existing repository made .git drwxrwsrwx: another user's hooks run.
+    ['git init', 'git init --shared=0777'],
+    ['git init', 'git init --shared=world sub'],
+    ['git init', 'git init --shared=all'],
+    ['git init', 'git init --shared=everybody'],
+    ['git init', 'git init --shared=group'],
+    ['git init', 'git init --shared=true'],
+    ['git init', 'git init --shared'],
+    ['git init', 'git init --shared sub'],
+    ['git init', 'git init --sha=0777'],
+    ['git init', 'git init -q --shared=0660 sub'],
+    ['git', 'git init --shared=0777'],
+    ['git config', 'git config core.sharedRepository 0777'],
+    ['git config', 'git config --add core.sharedrepository world'],
+    ['git clone', 'git clone -c core.sharedRepository=world https://github.com/a/b'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git init', 'git init --shared=false'],
+    ['git init', 'git init --shared=umask sub'],
+    ['git init', 'git init -- --shared'],
+    ['git init --shared=group', 'git init --shared=group'],
+    // `clone --shared` shares the source's objects (alternates), a source the clone's checks keep inside.
+    ['git clone', 'git clone --shared ./a b'],
+    ['git config', 'git config --get core.sharedRepository'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});
+
 describe('git clone: no source, folder or repository outside the workspace, no key git runs', () => {
   it.each([
     // The folder it makes: the clone writes a repository, and its checkout, there.

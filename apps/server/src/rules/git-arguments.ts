@@ -1,3 +1,5 @@
+import path from 'node:path';
+import type { GitTopAbove } from './git-top-above';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
@@ -202,10 +204,13 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`), runs no upload-pack (`-u`) nor
  * template hooks, sets no key of `CODE_KEYS` in the new repository (`-c core.fsmonitor=…`), and reads or makes nothing
  * outside the workspace (its source, its folder, `--reference`, `--separate-git-dir`); a rule for `git remote` covers
- * only `show` and `get-url`, not `add` or `set-url`, which point a remote somewhere else. Options git's tables here do
- * not know make every operand be judged as the repository.
+ * only `show` and `get-url`, not `add` or `set-url`, which point a remote somewhere else; `init` makes no repository
+ * others may write (`--shared`, `initCovered`); and where the workspace lies in a larger repository
+ * (`PathFacts.gitTopAbove`), `show`, `log`, `diff`, `blame`, `add`, `ls-files` … read no file outside the workspace,
+ * by a path, a top-relative `<rev>:<path>` or pathspec, or a diff of the whole work tree (`treeReadCovered`); `exact`,
+ * the rule names the whole call. Options git's tables here do not know make every operand be judged as the repository.
  */
-export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
+export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}, exact = false): boolean {
   const untrusted = (index: number) => index >= trusted;
   if (facts.leftWorkspace === true) return false;
   // Where git works once its `-C`s moved it: `git -C sub -C link` goes to `sub/link`.
@@ -237,7 +242,11 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (paths !== undefined && !pathsCovered(paths, words, index + 1, untrusted, here)) return false;
   // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
   if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, here))) return false;
-  if (command.value === 'grep' && !grepCovered(words, index + 1, untrusted, here)) return false;
+  // Where the work tree's top lies above the workspace, git reads from there what the workspace does not hold.
+  const above = here.gitTopAbove?.(here.fileSystemChanged === true ? undefined : (here.folder ?? here.workspace));
+  if (command.value === 'grep' && !grepCovered(words, index + 1, untrusted, here, above)) return false;
+  if (command.value === 'init' && !initCovered(words, index + 1, untrusted)) return false;
+  if (above !== undefined && TREE_READS.has(command.value) && !treeReadCovered(command.value, words, index + 1, untrusted, here, above, exact)) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, here);
@@ -257,8 +266,9 @@ const GREP_LONG_VALUES = ['--after-context', '--before-context', '--context', '-
  * flag that takes a value leaves that value to be judged as the pattern, and every word after it as a path, never
  * the other way round.
  */
-function grepCovered(words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts): boolean {
-  const leadsOut = (at: number, word: ShellWord | undefined) => word !== undefined && untrusted(at) && mayNameOutside(word, facts);
+function grepCovered(words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts, above: GitTopAbove | undefined): boolean {
+  const leadsOut = (at: number, word: ShellWord | undefined) =>
+    word !== undefined && untrusted(at) && (mayNameOutside(word, facts) || (above !== undefined && colonWordLeadsOut(word, facts, above)));
   let patternGiven = false;
   let index = start;
   for (; index < words.length; index += 1) {
@@ -294,6 +304,203 @@ function grepCovered(words: readonly ShellWord[], start: number, untrusted: (ind
     const word = words[index]!;
     if (word.kind === 'literal' && word.value === '--') continue;
     if (leadsOut(index, word)) return false;
+  }
+  return true;
+}
+
+/**
+ * git's commands that read files of the work tree, the index or the history by a path, a pathspec or a
+ * `<rev>:<path>`, judged by `treeReadCovered` where the work tree's top lies above the workspace.
+ */
+const TREE_READS = new Set([
+  'diff', 'diff-files', 'diff-index', 'diff-tree', 'show', 'log', 'whatchanged', 'shortlog', 'blame', 'annotate', 'add',
+  'ls-files', 'ls-tree', 'cat-file', 'status', 'checkout', 'restore', 'archive', 'format-patch',
+]);
+/** Of those, the ones whose output without a pathspec is a diff of the whole work tree or commit. */
+const WHOLE_DIFFS = new Set(['diff', 'diff-files', 'diff-index', 'diff-tree', 'show', 'whatchanged']);
+/** Those that print a diff only when told to (`-p`, `--stat`, …: `LOG_QUIET_LONG` says which options do not). */
+const LOGS = new Set(['log', 'shortlog']);
+/** Those whose revisions may name a blob by its hash (`git show 8178c76d`), which a pathspec does not limit. */
+const BLOB_READS = new Set(['diff', 'diff-tree', 'show', 'cat-file', 'archive']);
+/** Where a `<rev>:<path>` operand is read as one (`git show HEAD:x`): not a message or a pathspec of `add` or `status`. */
+const REV_PATHS = new Set(['diff', 'diff-tree', 'diff-index', 'show', 'log', 'whatchanged', 'blame', 'annotate', 'ls-tree', 'cat-file', 'checkout', 'restore', 'archive']);
+/** Options of `log` that take the next word as their value unless given one with `=` (an author, a date: no path). */
+const LOG_VALUES = ['-n', '--author', '--committer', '--grep', '--since', '--until', '--before', '--after', '--max-count', '--skip', '--since-as-filter'];
+/**
+ * Long options of `log` and `show` that print no file's content, name or change (commit messages, their order and
+ * decoration only). Any other, or a start of one, counts as one that prints a diff.
+ */
+const LOG_QUIET_LONG = [
+  '--oneline', '--graph', '--decorate', '--no-decorate', '--all', '--branches', '--tags', '--remotes', '--author',
+  '--committer', '--grep', '--since', '--until', '--before', '--after', '--max-count', '--skip', '--reverse', '--format',
+  '--pretty', '--date', '--abbrev-commit', '--no-abbrev-commit', '--abbrev', '--no-abbrev', '--no-merges', '--merges',
+  '--first-parent', '--invert-grep', '--all-match', '--regexp-ignore-case', '--no-patch', '--color', '--no-color',
+  '--relative-date', '--topo-order', '--date-order', '--author-date-order', '--ancestry-path', '--left-right',
+  '--cherry-pick', '--cherry-mark', '--cherry', '--boundary', '--source', '--mailmap', '--use-mailmap', '--no-mailmap',
+  '--parents', '--children', '--no-walk', '--do-walk', '--fixed-strings', '--basic-regexp', '--extended-regexp',
+  '--perl-regexp', '--since-as-filter', '--min-parents', '--max-parents', '--no-min-parents', '--no-max-parents',
+  '--show-linear-break', '--simplify-by-decoration', '--full-history', '--exclude', '--glob', '--not', '--no-notes',
+  '--summary-only-never', '--count', '--numbered', '--email', '--sort', '--group',
+];
+/** Options of the commands of `TREE_READS` known to take no value: a word after one may be a pathspec. */
+const NO_VALUE_FLAGS = ['-p', '-u', '--patch', '--stat', '--numstat', '--shortstat', '--name-only', '--name-status', '--raw', '--cached', '--staged', '--oneline', '--follow', '--graph', '--all', '-s', '--no-patch', '-A', '--all', '-u', '--update', '-v', '--verbose'];
+/** One-letter options of `log`, `show` and `shortlog` that print no file's content (`-n 5`, `-5`, `-i`, `-s` for show). */
+const LOG_QUIET_SHORT = 'niEFg0123456789sce';
+
+/**
+ * Whether a prefix rule covers this call of one of `TREE_READS` (its words from `start` on) where git's work tree
+ * (`above.top`) lies above the workspace: no path, pathspec or `<rev>:<path>` the call adds reads outside the
+ * workspace, from where git runs (`../private`) or from the top (`HEAD:private/x`, `:/private`, `:(top)private`,
+ * `:0:private/x`); and no read of the whole work tree or commit prints the diff or content of files outside it
+ * (`git diff`, `git log -p`, `git show`, `git diff -- ':!x'`, `git status -v`, `git add -A`, a hash that may be a
+ * blob's), unless a pathspec inside limits it. `git log` without a diff (commit messages), `git status` (names),
+ * `git ls-files` and `git grep` (the folder git runs in, by default) stay covered. A word before `--` counts as a
+ * pathspec that limits the read only when it names a file or folder now and follows no option (which may have taken
+ * it as its value). With an exact rule, the person named the whole read.
+ */
+function treeReadCovered(command: string, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts, above: GitTopAbove, exact: boolean): boolean {
+  const from = facts.folder ?? facts.workspace ?? above.top;
+  let ended = false;
+  let limited = false;
+  let diffs = false;
+  let noPatch = false;
+  let revisions = 0;
+  let blobs = 0;
+  let hashes = false;
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (!ended && isOption(word)) {
+      const value = (word as { value: string }).value;
+      if (value === '--') {
+        ended = true;
+        continue;
+      }
+      const [written = ''] = value.split('=', 1);
+      const takesNext = !value.includes('=') && LOG_VALUES.includes(written);
+      if (command === 'status' && (written === '--verbose' || (!value.startsWith('--') && value.includes('v')))) diffs = true;
+      if (command === 'add') diffs = true;
+      if (written === '--no-patch' || value === '-s') noPatch = true;
+      if (LOGS.has(command) || command === 'show') {
+        const quiet = value.startsWith('--') ? LOG_QUIET_LONG.includes(written) : [...value.slice(1)].every((letter) => LOG_QUIET_SHORT.includes(letter));
+        if (!quiet && !(command === 'show' && noPatch && value === '-s')) diffs = true;
+      }
+      // `-L <start>,<end>:<file>` and `-L :<function>:<file>`: the file is read from where git runs, and limits the log.
+      if (LOGS.has(command) && value.startsWith('-L') && !value.startsWith('--')) {
+        const given = optionValue(words, index, value.length > 2 ? value.slice(2) : undefined);
+        const range = given.word;
+        if (range?.kind !== 'literal' || (untrusted(given.at) && lineRangeLeadsOut(range.value, facts))) return false;
+        limited = true;
+        index = given.at;
+        continue;
+      }
+      if (takesNext) index += 1;
+      continue;
+    }
+    const before = words[index - 1];
+    const afterOption = index > start && !ended && before?.kind === 'literal' && isOption(before) && !before.value.includes('=') && !NO_VALUE_FLAGS.includes(before.value);
+    if (untrusted(index) && (mayNameOutside(word, facts) || (colonWordLeadsOut(word, facts, above, ended || !REV_PATHS.has(command))))) return false;
+    if (word.kind !== 'literal') {
+      if (!ended) revisions += 1;
+      continue;
+    }
+    const value = word.value;
+    const magic = pathspecMagic(value);
+    if (ended || command === 'add' || command === 'status' || command === 'ls-files') {
+      if (magic?.exclude !== true) limited = true;
+      continue;
+    }
+    if (magic === undefined && !value.includes(':') && !afterOption && above.holds(path.resolve(from, value))) {
+      limited = true;
+      continue;
+    }
+    revisions += 1;
+    if (revPath(value) !== undefined && !value.startsWith(':/')) blobs += 1;
+    else if (/^[0-9a-f]{4,64}(?:[\^~].*)?$/i.test(value)) hashes = true;
+  }
+  // The full diff of each commit whose change a pathspec matches.
+  if (words.some((word, at) => at >= start && word.kind === 'literal' && word.value === '--full-diff')) limited = false;
+  if (hashes && BLOB_READS.has(command)) return false;
+  if (exact || limited) return true;
+  // Only blobs read by a path inside (`git show HEAD:app/x`, `git diff HEAD:a HEAD:b`): no diff of a commit.
+  if (revisions > 0 && blobs === revisions) return true;
+  if (command === 'show') return noPatch && !diffs;
+  return !diffs && !WHOLE_DIFFS.has(command);
+}
+
+/**
+ * Whether a word with a colon, read as git would where the work tree's top is `above.top`, may name a file outside
+ * the workspace: as a pathspec with magic (`:/x`, `:(top)x` from the top, `:(glob)x` from where git runs, `:!x` not
+ * judged here), and, unless `pathspecOnly`, as `<rev>:<path>` or `:<stage>:<path>` (from the top, unless it starts
+ * with `./` or `../`). Words without a colon are `mayNameOutside`'s.
+ */
+function colonWordLeadsOut(word: ShellWord, facts: PathFacts, above: GitTopAbove, pathspecOnly = false): boolean {
+  if (word.kind !== 'literal') return word.text.includes(':');
+  const value = word.value;
+  const fromTop = (rest: string) => mayNameOutside({ kind: 'literal', value: `${above.top}/${rest}` }, facts);
+  const fromHere = (rest: string) => mayNameOutside({ kind: 'literal', value: rest }, facts);
+  const magic = pathspecMagic(value);
+  if (magic !== undefined && (magic.top ? fromTop(magic.rest) : fromHere(magic.rest))) return true;
+  if (pathspecOnly) return false;
+  const rest = revPath(value);
+  if (rest === undefined) return false;
+  // `:/text` is the newest commit whose message matches: a revision, judged as one.
+  if (value.startsWith(':/')) return false;
+  return rest === '.' || rest === '..' || rest.startsWith('./') || rest.startsWith('../') ? fromHere(rest) : fromTop(rest);
+}
+
+/** The path of a `<rev>:<path>`, `:<path>` or `:<stage>:<path>` (a colon inside `@{…}` is the revision's), or undefined. */
+function revPath(value: string): string | undefined {
+  let depth = 0;
+  for (let at = 0; at < value.length; at += 1) {
+    const letter = value[at];
+    if (letter === '{') depth += 1;
+    else if (letter === '}') depth = Math.max(0, depth - 1);
+    else if (letter === ':' && depth === 0) {
+      const rest = value.slice(at + 1);
+      return at === 0 && /^[0-3]:/.test(rest) ? rest.slice(2) : rest;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A pathspec's magic (`gitglossary`): `:(top,exclude)x` in long form, `:/x`, `:!x`, `:^x` (and `:/!:x`) in short; undefined
+ * for a word without. `top`: read from the top of the work tree; `exclude`: everything but what it names.
+ */
+function pathspecMagic(value: string): { top: boolean; exclude: boolean; rest: string } | undefined {
+  if (!value.startsWith(':')) return undefined;
+  if (value.startsWith(':(')) {
+    const close = value.indexOf(')');
+    if (close === -1) return { top: true, exclude: true, rest: '' };
+    const names = value.slice(2, close).split(',').map((name) => name.trim().split(':', 1)[0]!);
+    return { top: names.includes('top'), exclude: names.includes('exclude'), rest: value.slice(close + 1) };
+  }
+  let at = 1;
+  while (at < value.length && '/!^'.includes(value[at]!)) at += 1;
+  const marks = value.slice(1, at);
+  if (value[at] === ':') at += 1;
+  return { top: marks.includes('/'), exclude: marks.includes('!') || marks.includes('^'), rest: value.slice(at) };
+}
+
+/** Whether a `log -L` range's file (after any of its colons: a function's pattern may hold one) may lead outside. */
+function lineRangeLeadsOut(range: string, facts: PathFacts): boolean {
+  return [...range].some((letter, at) => letter === ':' && mayNameOutside({ kind: 'literal', value: range.slice(at + 1) }, facts));
+}
+
+/**
+ * `git init --shared[=<permissions>]` makes the repository writable to the group (`--shared`, `group`, `true`) or to
+ * everyone (`all`, `world`, `everybody`, `0777`…), on an existing one too: another local user may then write its
+ * `config` or hooks, which run as the person. Only `false` and `umask` leave it the person's alone.
+ */
+function initCovered(words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (!untrusted(index)) continue;
+    if (word.kind !== 'literal') return false;
+    if (word.value === '--') return true;
+    const [written = '', value] = word.value.split('=', 2);
+    if (written.length < 4 || !'--shared'.startsWith(written)) continue;
+    if (value === undefined || !['false', 'umask'].includes(value.toLowerCase())) return false;
   }
   return true;
 }
@@ -491,6 +698,8 @@ const CODE_KEYS = [
   'remote.*.fetch', 'remote.*.mirror', 'remote.*.proxy', 'http.proxy', 'http.*.proxy', 'commit.template',
   'format.signaturefile', 'diff.orderfile', 'blame.ignorerevsfile', 'core.attributesfile', 'core.excludesfile',
   'init.templatedir', 'alias',
+  // Makes the files git writes in the repository writable to the group or to everyone (`0777`), its config and hooks too.
+  'core.sharedrepository',
 ];
 
 /** Whether `key` (`section.name`, `section.subsection.name`) is one of `CODE_KEYS`; git reads section and name in any case. */

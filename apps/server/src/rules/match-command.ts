@@ -760,7 +760,7 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
         : namesVariable || word.text.includes('[') || anything(word);
     if (rest.some(risky)) return false;
   }
-  if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length, line)) return false;
+  if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length, line, rule.exact)) return false;
   // gojq and jaq read jq's options (`--rawfile k ~/.ssh/id_rsa`) and filters: judged as jq is (found in review), and
   // so is yq, whose jq-wrapping kind hands jq the options it does not know (`-L/x`, `-f`) and its filter (`import`).
   if ((name === 'jq' || name === 'gojq' || name === 'jaq' || name === 'yq') && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;

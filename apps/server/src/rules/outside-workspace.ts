@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { FoldersWalked } from './links-below';
 import type { ShellWord } from './shell-word';
+import type { GitTopAbove } from './git-top-above';
 import type { GitLooks } from './submodule-configs';
 
 /** Where the words of a command line are read from. */
@@ -65,6 +66,14 @@ export interface PathFacts {
    * but for such words (`evaluateRules`' `leadsOut`). Default: none.
    */
   outsideSeen?: (word: ShellWord) => void;
+  /**
+   * For a git command: the work tree git finds from the absolute folder it starts in (undefined when that is not
+   * known: a command before may have changed the file system) when its top lies above the workspace, the workspace
+   * lying in a larger repository; undefined when git finds its repository in that folder or above it inside the
+   * workspace, or none. Then a path git reads from the top (`HEAD:x`, `:/x`), and a read of the whole work tree (`git
+   * diff`, `git show`), may reach files outside the workspace. Default: not looked up (git's top is the workspace's).
+   */
+  gitTopAbove?: (folder: string | undefined) => GitTopAbove | undefined;
 }
 
 const GLOB = /[*?[]/;

@@ -1,0 +1,193 @@
+import { GIT_PREFIX_SUBCOMMANDS, MemoryStore } from '@airlock/api';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCommandLine } from './command-line-reader';
+import { RuleBook } from './rule-book';
+import { recordingTerminal } from './test-chat';
+import { tempFolder, type TempFolder } from '../tools/test-support';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's own time.
+beforeAll(() => readCommandLine('true'));
+
+/** A Git directory as git tells one: `HEAD`, `objects`, `refs`. */
+async function gitDirectory(folder: string): Promise<void> {
+  await mkdir(path.join(folder, '.git', 'objects'), { recursive: true });
+  await mkdir(path.join(folder, '.git', 'refs'), { recursive: true });
+  await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+}
+
+/**
+ * A repository `mono` whose folder `app` is the workspace, beside `private` (a changed `prod.env`, an untracked
+ * `new.env`), as the review laid it out; with `own`, the workspace has a repository of its own at its root too.
+ */
+async function outerRepository(own: boolean): Promise<TempFolder & { workspace: string }> {
+  const folder = await tempFolder();
+  const mono = path.join(folder.path, 'mono');
+  const workspace = path.join(mono, 'app');
+  await mkdir(path.join(workspace, 'src'), { recursive: true });
+  await mkdir(path.join(mono, 'private'));
+  await gitDirectory(mono);
+  if (own) await gitDirectory(workspace);
+  await writeFile(path.join(workspace, 'readme'), 'readme\n');
+  await writeFile(path.join(workspace, 'src', 'a.ts'), '\n');
+  await writeFile(path.join(mono, 'private', 'prod.env'), 'SECRET=1\n');
+  await writeFile(path.join(mono, 'private', 'new.env'), 'NEW=1\n');
+  return { ...folder, workspace };
+}
+
+/** What the rule book decides for each line under the prefix rules "Always allow" proposes for git, and one for `git`. */
+async function decisions(workspace: string, lines: readonly string[], extra: readonly string[] = []): Promise<Record<string, string>> {
+  const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+  for (const tokens of [...[...GIT_PREFIX_SUBCOMMANDS].map((name) => ['git', name]), ...extra.map((line) => line.split(' '))]) {
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
+  }
+  const found: Record<string, string> = {};
+  for (const command of lines) {
+    const verdict = await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command } }, recordingTerminal([]));
+    found[command] = verdict?.effect ?? 'none';
+  }
+  return found;
+}
+
+/** Each line with the same verdict, so that a failure names every line that differs. */
+const all = (lines: readonly string[], verdict: string) => Object.fromEntries(lines.map((line) => [line, verdict]));
+
+/** Lines that read files of the whole work tree, or name one outside the workspace: git finds `mono`'s repository. */
+const READS_OUTSIDE = [
+  // The review's lines: each printed `private/prod.env`, or its change, or added `new.env`.
+  'git blame ../private/prod.env',
+  'git show HEAD:../private/prod.env',
+  'git diff',
+  'git log -p -- ../private',
+  'git show -- ../private',
+  'git ls-files ..',
+  'git add ../private/new.env',
+  // `<rev>:<path>` is read from the top of the work tree, `./` and `../` from where git runs.
+  'git show HEAD:private/prod.env',
+  'git show :private/prod.env',
+  'git show :0:private/prod.env',
+  'git show main:private/prod.env',
+  'git diff HEAD:private/prod.env HEAD:app/readme',
+  'git blame HEAD -- ../private/prod.env',
+  'git log -L 1,1:../private/prod.env',
+  'git log -L1,1:../private/prod.env',
+  // The pathspec magic that names the top (`:/`, `:(top)`), or everything but what it excludes.
+  'git ls-files :/',
+  "git ls-files ':(top)private'",
+  'git diff -- :/private',
+  "git diff -- ':(top,glob)private/*'",
+  "git diff -- ':!readme'",
+  "git diff -- ':(exclude)readme'",
+  'git add :/',
+  'git grep SECRET -- :/',
+  "git grep SECRET -- ':(top)private'",
+  // No pathspec: the whole work tree's diff, or a commit's whole diff (`:/init` finds one by its message).
+  'git diff --cached',
+  'git diff HEAD',
+  'git diff main HEAD',
+  'git diff --stat',
+  'git log -p',
+  'git log --stat -3',
+  'git log --patch --oneline',
+  'git log -S SECRET',
+  'git log -p --full-diff -- src',
+  'git show',
+  'git show HEAD',
+  'git show --stat',
+  'git show :/init',
+  // A hexadecimal revision may be a blob's name (`git rev-parse HEAD:private/prod.env` gives it).
+  'git show 8178c76d627cade75005b40711b92f4177bc6cfc',
+  'git show 8178c76d -- src',
+  'git status -v',
+  'git status --verbose',
+  'git add -A',
+  'git add --all',
+  'git add -u',
+  'git add -p',
+  // The control: asked before.
+  'git diff -- ../private',
+];
+
+/** Lines that stay inside the workspace, or show only commit messages or names. */
+const STAYS_INSIDE = [
+  'git status',
+  'git status --short',
+  'git log',
+  'git log --oneline -5',
+  'git log --author "$USER" --oneline',
+  'git log -p -- .',
+  'git log -p readme',
+  'git log --stat -- src',
+  'git log -L 1,5:readme',
+  'git shortlog -s',
+  'git diff -- .',
+  'git diff readme',
+  'git diff HEAD -- src',
+  'git diff --cached -- src readme',
+  "git diff -- . ':!readme'",
+  'git show HEAD:app/readme',
+  'git show HEAD:./readme',
+  'git show :./readme',
+  'git show -s',
+  'git show --no-patch --format=%s main',
+  'git show HEAD -- .',
+  'git show --stat HEAD -- src',
+  'git blame readme',
+  'git blame -L 1,5 src/a.ts',
+  'git ls-files',
+  'git ls-files src',
+  'git add readme',
+  'git add .',
+  'git add -A .',
+  'git add -- src',
+  'git grep SECRET',
+  'git grep SECRET -- src',
+  'git rev-parse --show-toplevel',
+  'git describe --always',
+  'git commit -m "fix: the reader"',
+];
+
+describe('git in a workspace that lies in a larger repository: nothing of the work tree outside it is read', () => {
+  it('asks about reads of files outside the workspace and of the whole work tree', async () => {
+    await using folder = await outerRepository(false);
+    expect(await decisions(folder.workspace, READS_OUTSIDE, ['git grep'])).toStrictEqual(all(READS_OUTSIDE, 'ask'));
+  });
+
+  it('allows reads of the workspace, commit messages and names', async () => {
+    await using folder = await outerRepository(false);
+    expect(await decisions(folder.workspace, STAYS_INSIDE, ['git grep'])).toStrictEqual(all(STAYS_INSIDE, 'allow'));
+  });
+
+  it('judges git run in a folder inside by where git finds the top from there', async () => {
+    await using folder = await outerRepository(false);
+    await gitDirectory(path.join(folder.workspace, 'src'));
+    // `src` holds a repository of its own: its top is `src`, inside.
+    const nested = ['git -C src diff', 'cd src && git log -p', 'git -C src show HEAD:a.ts'];
+    const outer = ['git diff', 'git show HEAD:app/../private/prod.env'];
+    expect(await decisions(folder.workspace, [...nested, ...outer], ['cd', 'git'])).toStrictEqual({ ...all(nested, 'allow'), ...all(outer, 'ask') });
+  });
+
+  it('a rule for git alone, or for cat-file, asks about a blob of outside read by its path', async () => {
+    await using folder = await outerRepository(false);
+    const lines = ['git cat-file -p HEAD:private/prod.env', 'git ls-tree HEAD :/private', 'git cat-file -p 8178c76d'];
+    expect(await decisions(folder.workspace, lines, ['git'])).toStrictEqual(all(lines, 'ask'));
+  });
+});
+
+describe('git in a workspace that is its repository’s top (inside a larger one or not): nothing changes', () => {
+  it('allows what the larger repository’s case asks about, but for paths that lead out', async () => {
+    await using folder = await outerRepository(true);
+    const leadOut = ['git blame ../private/prod.env', 'git diff -- ../private', 'git log -L 1,1:../private/prod.env'];
+    // `git grep … -- :/` was asked before, in any workspace: grep's paths are looked up as files, and `:/` is none.
+    const inside = READS_OUTSIDE.filter((line) => !leadOut.includes(line) && !line.includes('../') && !line.startsWith('git grep SECRET -- :/'));
+    expect(await decisions(folder.workspace, [...inside, ...STAYS_INSIDE], ['git grep'])).toStrictEqual({ ...all(inside, 'allow'), ...all(STAYS_INSIDE, 'allow') });
+    expect(await decisions(folder.workspace, ['git diff -- ../private'])).toStrictEqual({ 'git diff -- ../private': 'ask' });
+  });
+
+  it('in a workspace with no repository above it, bare reads stay allowed', async () => {
+    await using folder = await tempFolder();
+    const lines = ['git diff', 'git log -p', 'git show', 'git add -A', 'git show HEAD:private/prod.env', 'git ls-files :/'];
+    expect(await decisions(folder.path, lines, ['git grep'])).toStrictEqual(all(lines, 'allow'));
+  });
+});
