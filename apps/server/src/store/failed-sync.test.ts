@@ -37,7 +37,7 @@ interface Crash {
  * `2` the second, `2+` the second and every one after, `2..3`) with EIO, as a disk that fails a write-out does; the
  * fixture kills itself after its writes.
  */
-async function crashAfterFailedSync(folder: string, mode: 'alone' | 'together' | 'later', when: string): Promise<Crash> {
+async function crashAfterFailedSync(folder: string, mode: 'alone' | 'together' | 'later' | 'restarted', when: string): Promise<Crash> {
   const directory = join(folder, 'data');
   await waitingCalls(directory);
   const log = join(folder, 'trace');
@@ -120,6 +120,16 @@ describe.skipIf(!strace)('an allow whose sync fails, then a crash (SIGKILL) befo
     const directory = join(folder.path, 'data');
     expect(await callsAfterRestart(directory)).toStrictEqual(waiting('r1', 'r2', 'r3'));
     expect(await eventsAfterRestart(directory, 'r3')).toStrictEqual(['status']);
+  });
+
+  it("in a log SQLite started over after its automatic checkpoint, the repair's first sync failing too: the allow is not read back (found in review)", async () => {
+    await using folder = await tempFolder();
+    // The log's syncs here: its first header's, the checkpoint's, the restarted log's header, the allow's commit (4),
+    // then the repair's first (5). A log started over keeps its salts for the next commit, the repair's: had the
+    // repair synced the header before writing its frame, the failed commit's frames would have stayed whole.
+    const crash = await crashAfterFailedSync(folder.path, 'restarted', '4..5');
+    expect(crash.asked).toStrictEqual([diskError]);
+    expect(await callsAfterRestart(join(folder.path, 'data'))).toStrictEqual(waiting('r1', 'r2', 'r3'));
   });
 
   it("with the repair's first sync failing too: a later write repairs the log first, and is stored", async () => {

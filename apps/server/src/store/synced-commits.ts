@@ -50,7 +50,11 @@ export class SyncedCommits {
    * is), synced. SQLite writes a commit from the end of the last one that succeeded, so its frame replaces the failed
    * commit's first, and the failed commit's other frames no longer chain on (each frame's checksum runs on from the one
    * before it): recovery stops at this one, which changes nothing. Its write is what keeps a crash of this process
-   * from bringing the failed commit back, even when its own sync fails too.
+   * from bringing the failed commit back. It is made without a sync (`synchronous = OFF`): a log SQLite started over
+   * after a checkpoint keeps its salts for the commit after, and under FULL that commit syncs the log's header before
+   * it writes its frame, so a sync that failed there too left the failed commit's frames whole (found in review). Its
+   * write alone is what counts; the checkpoint after syncs the log. A write the disk refuses leaves the failed frames
+   * in place: nothing written can help then, and the store refuses writes until the repair succeeds.
    *
    * Then the log is copied into the database file and emptied (`wal_checkpoint(TRUNCATE)`): the failed write-out may
    * have been of earlier commits' frames too, those not synced on their own, and Linux (on most file systems) reports
@@ -62,7 +66,12 @@ export class SyncedCommits {
   private repair(): void {
     this.unrepaired = true;
     const version = Number(this.db.pragma('user_version', { simple: true }));
-    this.db.exec(`PRAGMA user_version = ${version}`);
+    this.db.exec('PRAGMA synchronous = OFF');
+    try {
+      this.db.exec(`PRAGMA user_version = ${version}`);
+    } finally {
+      this.db.exec('PRAGMA synchronous = FULL');
+    }
     const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
     // Not with this store's one connection: a read in progress would hold the log.
     if (checkpoint?.busy !== 0) throw new Error('the write-ahead log could not be checkpointed: a read holds it');
