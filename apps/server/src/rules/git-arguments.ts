@@ -324,8 +324,14 @@ const LOGS = new Set(['log', 'shortlog']);
 const BLOB_READS = new Set(['diff', 'diff-tree', 'show', 'cat-file', 'archive']);
 /** Where a `<rev>:<path>` operand is read as one (`git show HEAD:x`): not a message or a pathspec of `add` or `status`. */
 const REV_PATHS = new Set(['diff', 'diff-tree', 'diff-index', 'show', 'log', 'whatchanged', 'blame', 'annotate', 'ls-tree', 'cat-file', 'checkout', 'restore', 'archive']);
-/** Options of `log` that take the next word as their value unless given one with `=` (an author, a date: no path). */
-const LOG_VALUES = ['-n', '--author', '--committer', '--grep', '--since', '--until', '--before', '--after', '--max-count', '--skip', '--since-as-filter'];
+/**
+ * Options of git's revision walk that take the next word as their value unless given one with `=` (an author, a date:
+ * no path), for the commands of `TREE_READS` that walk revisions (`LOG_VALUES_TAKEN`).
+ */
+const LOG_VALUES = ['--author', '--committer', '--grep', '--since', '--until', '--before', '--after', '--max-count', '--skip', '--since-as-filter'];
+/** Commands that take `LOG_VALUES` with the next word; `-n` is a count only for the first three (blame's `--show-number`, shortlog's `--numbered`). */
+const LOG_VALUES_TAKEN = new Set(['log', 'show', 'whatchanged', 'shortlog', 'blame', 'annotate', 'format-patch']);
+const COUNT_N_TAKEN = new Set(['log', 'show', 'whatchanged']);
 /**
  * Long options of `log` and `show` that print no file's content, name or change (commit messages, their order and
  * decoration only). Any other, or a start of one, counts as one that prints a diff.
@@ -376,7 +382,7 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
         continue;
       }
       const [written = ''] = value.split('=', 1);
-      const takesNext = !value.includes('=') && LOG_VALUES.includes(written);
+      const takesNext = !value.includes('=') && ((LOG_VALUES_TAKEN.has(command) && LOG_VALUES.includes(written)) || (COUNT_N_TAKEN.has(command) && value === '-n'));
       if (command === 'status' && (written === '--verbose' || (!value.startsWith('--') && value.includes('v')))) diffs = true;
       if (command === 'add') diffs = true;
       if (written === '--no-patch' || value === '-s') noPatch = true;
@@ -393,7 +399,12 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
         index = given.at;
         continue;
       }
-      if (takesNext) index += 1;
+      if (takesNext) {
+        index += 1;
+        // Judged as a path too, in case git takes it for one: a table wrong here must not let one through unread.
+        const taken = words[index];
+        if (taken?.kind === 'literal' && untrusted(index) && (mayNameOutside(taken, facts) || colonWordLeadsOut(taken, facts, above, true))) return false;
+      }
       continue;
     }
     const before = words[index - 1];

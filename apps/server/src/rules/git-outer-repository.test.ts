@@ -173,6 +173,13 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     const lines = ['git cat-file -p HEAD:private/prod.env', 'git ls-tree HEAD :/private', 'git cat-file -p 8178c76d'];
     expect(await decisions(folder.workspace, lines, ['git'])).toStrictEqual(all(lines, 'ask'));
   });
+  it('checks the word after an option that takes no value for the command it is given to (blame -n, shortlog -n)', async () => {
+    await using folder = await outerRepository(false);
+    // `-n` is `--show-number` for blame and `--numbered` for shortlog: the word after it is their path, not a count.
+    const lines = ['git blame -n ../private/prod.env', 'git blame -e -n ../private/prod.env', 'git blame -n -s ../private/prod.env', 'git annotate -n ../private/prod.env', 'git shortlog -n ../private'];
+    const inside = ['git blame -n readme', 'git log -n 3 --oneline', 'git log --since 2.weeks --oneline', 'git blame --since 2.weeks readme'];
+    expect(await decisions(folder.workspace, [...lines, ...inside], ['git annotate'])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+  });
 });
 
 describe('git in a workspace that is its repository’s top (inside a larger one or not): nothing changes', () => {
