@@ -247,6 +247,7 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (command.value === 'grep' && !grepCovered(words, index + 1, untrusted, here, above)) return false;
   if (command.value === 'init' && !initCovered(words, index + 1, untrusted)) return false;
   if (above !== undefined && TREE_READS.has(command.value) && !treeReadCovered(command.value, words, index + 1, untrusted, here, above, exact)) return false;
+  if (above !== undefined && command.value === 'commit' && !exact && commitPrintsDiff(words, index + 1)) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, here);
@@ -383,7 +384,7 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
       }
       const [written = ''] = value.split('=', 1);
       const takesNext = !value.includes('=') && ((LOG_VALUES_TAKEN.has(command) && LOG_VALUES.includes(written)) || (COUNT_N_TAKEN.has(command) && value === '-n'));
-      if (command === 'status' && (written === '--verbose' || (!value.startsWith('--') && value.includes('v')))) diffs = true;
+      if (command === 'status' && statusVerbose(written)) diffs = true;
       if (command === 'add') diffs = true;
       if (written === '--no-patch' || value === '-s') noPatch = true;
       if (LOGS.has(command) || command === 'show') {
@@ -437,6 +438,42 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
   if (command === 'show') return noPatch && !diffs;
   return !diffs && !WHOLE_DIFFS.has(command);
 }
+
+/** Whether a long option as written (`--verb`) names `option` as git reads it: whole or a start of it (git takes an unambiguous one). */
+const abbreviates = (written: string, option: string) => written.length > 2 && option.startsWith(written);
+
+/** Whether `git status` is told `--verbose` (`-v`, `-sv`, `--verb`): it then prints the diff of what is staged, or of all. */
+function statusVerbose(value: string): boolean {
+  return value.startsWith('--') ? abbreviates(value, '--verbose') : value.includes('v');
+}
+
+/**
+ * Whether `git commit` (its words from `start` on) is a dry run told `--verbose`: it commits nothing and prints
+ * `git status` with the diff of all it would commit, of the whole work tree (`-a`) or index, as `git status -v` does.
+ * A group of one-letter options ends at one that takes a value (`-Cv` reuses commit `v`'s message).
+ */
+function commitPrintsDiff(words: readonly ShellWord[], start: number): boolean {
+  let dryRun = false;
+  let verbose = false;
+  for (const word of words.slice(start)) {
+    if (word.kind !== 'literal' || !word.value.startsWith('-')) continue;
+    const value = word.value;
+    if (value === '--') break;
+    if (value.startsWith('--')) {
+      const written = value.split('=', 1)[0]!;
+      if (abbreviates(written, '--dry-run')) dryRun = true;
+      if (abbreviates(written, '--verbose')) verbose = true;
+      continue;
+    }
+    for (const letter of value.slice(1)) {
+      if (COMMIT_SHORT_VALUES.includes(letter)) break;
+      if (letter === 'v') verbose = true;
+    }
+  }
+  return dryRun && verbose;
+}
+/** `git commit`'s one-letter options that take a value, the rest of their group or the next word. */
+const COMMIT_SHORT_VALUES = 'FtmCcSu';
 
 /**
  * Whether a word with a colon, read as git would where the work tree's top is `above.top`, may name a file outside

@@ -180,6 +180,18 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     const inside = ['git blame -n readme', 'git log -n 3 --oneline', 'git log --since 2.weeks --oneline', 'git blame --since 2.weeks readme'];
     expect(await decisions(folder.workspace, [...lines, ...inside], ['git annotate'])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
   });
+  it('asks about a dry run of commit that prints its diff, as it does about git status -v', async () => {
+    await using folder = await outerRepository(false);
+    // `--dry-run` prints `git status`; with `-v` the diff of all that would be committed, of the whole work tree.
+    const lines = [
+      'git commit --dry-run -v', 'git commit -v --dry-run', 'git commit --dry-run -v -a', 'git commit --dry-run --verbose',
+      'git commit -av --dry-run', 'git commit --dry-run -vv', 'git commit --dry --verb', 'git status --verb', 'git status --v',
+    ];
+    const inside = ['git commit --dry-run', 'git commit --dry-run -a', 'git commit --dry-run -m "move v"', 'git commit -m "fix: move" --dry-run', 'git commit -Cv --dry-run'];
+    expect(await decisions(folder.workspace, [...lines, ...inside])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+    await using own = await outerRepository(true);
+    expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
+  });
 });
 
 describe('git in a workspace that is its repository’s top (inside a larger one or not): nothing changes', () => {
