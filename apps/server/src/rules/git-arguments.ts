@@ -359,7 +359,7 @@ const LOG_QUIET_SHORT = 'niEFg0123456789sce';
  * (`above.top`) lies above the workspace: no path, pathspec or `<rev>:<path>` the call adds reads outside the
  * workspace, from where git runs (`../private`) or from the top (`HEAD:private/x`, `:/private`, `:(top)private`,
  * `:0:private/x`); and no read of the whole work tree or commit prints the diff or content of files outside it
- * (`git diff`, `git log -p`, `git show`, `git diff -- ':!x'`, `git status -v`, `git add -A`, a hash that may be a
+ * (`git diff`, `git log -p`, `git show`, `git diff -- ':!x'`, `git status -v`, `git add -A`, `git add ':!x'`, a hash that may be a
  * blob's), unless a pathspec inside limits it. `git log` without a diff (commit messages), `git status` (names),
  * `git ls-files` and `git grep` (the folder git runs in, by default) stay covered. A word before `--` counts as a
  * pathspec that limits the read only when it names a file or folder now and follows no option (which may have taken
@@ -419,6 +419,8 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
     const magic = pathspecMagic(value);
     if (ended || command === 'add' || command === 'status' || command === 'ls-files') {
       if (magic?.exclude !== true) limited = true;
+      // `git add ':!x'` with no pathspec that includes adds all the rest of the whole work tree, as `-A` does.
+      else if (command === 'add') diffs = true;
       continue;
     }
     if (magic === undefined && !value.includes(':') && !afterOption && above.holds(path.resolve(from, value))) {

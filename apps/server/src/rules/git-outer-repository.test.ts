@@ -192,6 +192,12 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await using own = await outerRepository(true);
     expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
   });
+  it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
+    await using folder = await outerRepository(false);
+    const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
+    const inside = ["git add . ':!readme'", "git add src ':^src/a.ts'", "git add -- src ':(exclude)src/a.ts'"];
+    expect(await decisions(folder.workspace, [...lines, ...inside])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+  });
 });
 
 describe('git in a workspace that is its repository’s top (inside a larger one or not): nothing changes', () => {
