@@ -1,5 +1,5 @@
 import { GIT_PREFIX_SUBCOMMANDS, MemoryStore } from '@airlock/api';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCommandLine } from './command-line-reader';
@@ -197,6 +197,77 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
     const inside = ["git add . ':!readme'", "git add src ':^src/a.ts'", "git add -- src ':(exclude)src/a.ts'"];
     expect(await decisions(folder.workspace, [...lines, ...inside])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+  });
+});
+
+describe('a .git in the workspace that git does not take for its repository', () => {
+  /** The workspace's `.git` laid out by `make`, in `mono`'s repository: what `git diff` and `git show HEAD:…` are judged. */
+  async function judged(make: (dotGit: string, folder: { path: string; workspace: string }) => Promise<void>): Promise<Record<string, string>> {
+    await using folder = await outerRepository(false);
+    const dotGit = path.join(folder.workspace, '.git');
+    await make(dotGit, folder);
+    return await decisions(folder.workspace, ['git diff', 'git show HEAD:private/prod.env']);
+  }
+  const asked = all(['git diff', 'git show HEAD:private/prod.env'], 'ask');
+  const allowed = all(['git diff', 'git show HEAD:private/prod.env'], 'allow');
+  const folders = async (dotGit: string) => {
+    await mkdir(path.join(dotGit, 'objects'), { recursive: true });
+    await mkdir(path.join(dotGit, 'refs'));
+  };
+
+  it('passes by one whose HEAD is neither a symbolic ref nor an object id: git goes on up to the larger repository', async () => {
+    for (const head of ['junk\n', 'ref: heads/main\n', '8178c76d\n', '']) {
+      expect(await judged(async (dotGit) => {
+        await folders(dotGit);
+        await writeFile(path.join(dotGit, 'HEAD'), head);
+      })).toStrictEqual(asked);
+    }
+    // A HEAD that is a folder, or a link that does not lead to `refs/…`.
+    expect(await judged(async (dotGit) => {
+      await folders(dotGit);
+      await mkdir(path.join(dotGit, 'HEAD'));
+    })).toStrictEqual(asked);
+    expect(await judged(async (dotGit, folder) => {
+      await folders(dotGit);
+      await writeFile(path.join(folder.path, 'head'), 'ref: refs/heads/main\n');
+      await symlink(path.join(folder.path, 'head'), path.join(dotGit, 'HEAD'));
+    })).toStrictEqual(asked);
+  });
+
+  it('passes by one whose objects or refs is a file git cannot enter', async () => {
+    expect(await judged(async (dotGit) => {
+      await mkdir(path.join(dotGit, 'refs'), { recursive: true });
+      await writeFile(path.join(dotGit, 'objects'), '');
+      await writeFile(path.join(dotGit, 'HEAD'), 'ref: refs/heads/main\n');
+    })).toStrictEqual(asked);
+  });
+
+  it('takes a HEAD with an object id, or a symbolic ref with spaces, for the workspace’s own repository', async () => {
+    for (const head of [`${'8178c76d'.repeat(5)}\n`, `${'AB'.repeat(32)}`, 'ref:\trefs/heads/main\n']) {
+      expect(await judged(async (dotGit) => {
+        await folders(dotGit);
+        await writeFile(path.join(dotGit, 'HEAD'), head);
+      })).toStrictEqual(allowed);
+    }
+  });
+
+  it('takes a gitfile or link for the larger repository where it leads to its .git, and for the workspace’s own elsewhere', async () => {
+    expect(await judged(async (dotGit) => writeFile(dotGit, 'gitdir: ../.git\n'))).toStrictEqual(asked);
+    expect(await judged(async (dotGit, folder) => writeFile(dotGit, `gitdir: ${path.join(folder.path, 'mono', '.git')}\n`))).toStrictEqual(asked);
+    // A link to the larger repository's `.git`.
+    expect(await judged(async (dotGit) => symlink('../.git', dotGit))).toStrictEqual(asked);
+    // A worktree of the larger repository shares its history.
+    expect(await judged(async (dotGit, folder) => {
+      const worktree = path.join(folder.path, 'mono', '.git', 'worktrees', 'app');
+      await mkdir(worktree, { recursive: true });
+      await writeFile(path.join(worktree, 'HEAD'), 'ref: refs/heads/main\n');
+      await writeFile(path.join(worktree, 'commondir'), '../..\n');
+      await writeFile(dotGit, `gitdir: ${worktree}\n`);
+    })).toStrictEqual(asked);
+    expect(await judged(async (dotGit, folder) => {
+      await gitDirectory(path.join(folder.workspace, 'store'));
+      await writeFile(dotGit, 'gitdir: store/.git\n');
+    })).toStrictEqual(allowed);
   });
 });
 

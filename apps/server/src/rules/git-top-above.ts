@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The work tree git finds from a folder of the workspace when its top lies above the workspace (`PathFacts.gitTopAbove`). */
@@ -15,33 +15,135 @@ export interface GitTopAbove {
 /**
  * Where git finds the top of its work tree from a folder of `workspace`, as its discovery goes (a `.git` folder that
  * is a Git directory, or a `.git` file, in that folder or the nearest one above it): `GitTopAbove` when that is above
- * the workspace (the workspace lies in a larger repository), undefined when it is in the workspace or there is none.
- * Given no folder (a command before may have changed the file system, and removed the workspace's own `.git`), the
- * repository above the workspace counts whatever lies inside. Looked up on the file system as it is now, at each call.
+ * the workspace (the workspace lies in a larger repository), or when the `.git` found inside leads to the larger
+ * repository's (a gitfile `gitdir: ../.git`, or to a worktree of it); undefined when it is in the workspace or there is
+ * none. Given no folder (a command before may have changed the file system, and removed the workspace's own `.git`),
+ * the repository above the workspace counts whatever lies inside. Looked up on the file system as it is now, at each call.
  */
 export function gitTopAboveWorkspace(workspace: string): (folder: string | undefined) => GitTopAbove | undefined {
+  const found = (top: string): GitTopAbove => ({ top, holds: (absolute) => existsSync(absolute) });
   return (folder) => {
     if (folder !== undefined && (folder === workspace || folder.startsWith(`${workspace}/`))) {
-      for (let at = folder; at.length >= workspace.length; at = path.dirname(at)) if (marksTop(at)) return undefined;
+      for (let at = folder; at.length >= workspace.length; at = path.dirname(at)) {
+        const top = topAt(at);
+        if (top === undefined) continue;
+        // A `.git` inside whose repository is the larger one's (`gitdir: ../.git`, a worktree of it) reads its history.
+        const above = aboveWorkspace(top.commonDir, workspace);
+        return above === undefined ? undefined : found(above);
+      }
     }
     for (let at = path.dirname(workspace); ; at = path.dirname(at)) {
-      if (marksTop(at)) return { top: at, holds: (absolute) => existsSync(absolute) };
+      if (topAt(at) !== undefined) return found(at);
       if (at === path.dirname(at)) return undefined;
     }
   };
 }
 
 /**
- * Whether git takes `folder` for the top of a work tree: its `.git` is a file (a gitfile, which git follows or dies
- * on) or leads to a folder git tells for a Git directory (`HEAD`, with `objects` and `refs`); an empty `.git` folder
- * git passes by, going further up.
+ * Where git takes `folder` for the top of a work tree, its repository's common directory (where its objects and refs
+ * are): its `.git` is a file (a gitfile, which git follows, or dies on when it leads to no repository; the common
+ * directory is then the one it leads to, if any) or a folder git tells for a Git directory (`isGitDirectory`);
+ * undefined for any other `.git`, which git passes by, going further up.
  */
-function marksTop(folder: string): boolean {
+function topAt(folder: string): { commonDir: string | undefined } | undefined {
   const dotGit = path.join(folder, '.git');
   const info = statOrUndefined(dotGit);
-  if (info === undefined) return false;
-  if (info.isFile()) return true;
-  return info.isDirectory() && statOrUndefined(path.join(dotGit, 'HEAD'))?.isFile() === true && existsSync(path.join(dotGit, 'objects')) && existsSync(path.join(dotGit, 'refs'));
+  if (info === undefined) return undefined;
+  if (info.isFile()) {
+    const target = gitfileTarget(dotGit);
+    return { commonDir: target === undefined ? undefined : isGitDirectory(target) };
+  }
+  if (!info.isDirectory()) return undefined;
+  const commonDir = isGitDirectory(dotGit);
+  return commonDir === undefined ? undefined : { commonDir };
+}
+
+/**
+ * As git's `is_git_directory` (setup.c): a `HEAD` that `validate_headref` takes (a link into `refs/`, or a file that
+ * starts with `ref:` and spaces then `refs/`, or with an object id in hex), and an `objects` and `refs` git may enter
+ * in its common directory (the folder its `commondir` file names, or itself). The common directory, or undefined.
+ */
+function isGitDirectory(gitDir: string): string | undefined {
+  if (!validHead(path.join(gitDir, 'HEAD'))) return undefined;
+  const commonDir = commonDirOf(gitDir);
+  if (commonDir === undefined) return undefined;
+  return enterable(path.join(commonDir, 'objects')) && enterable(path.join(commonDir, 'refs')) ? commonDir : undefined;
+}
+
+function validHead(head: string): boolean {
+  try {
+    const info = lstatSync(head);
+    if (info.isSymbolicLink()) return readlinkSync(head).startsWith('refs/');
+    if (!info.isFile()) return false;
+    const text = readStart(head, 255);
+    const symbolic = /^ref:\s*refs\//.exec(text);
+    return symbolic !== null || /^[0-9a-f]{40}/i.test(text);
+  } catch {
+    return false;
+  }
+}
+
+/** `commondir`'s folder (relative to the Git directory unless absolute, trailing line ends dropped), or the Git directory itself. */
+function commonDirOf(gitDir: string): string | undefined {
+  const file = path.join(gitDir, 'commondir');
+  if (!existsSync(file)) return gitDir;
+  try {
+    const named = readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+    return path.resolve(gitDir, named);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A gitfile's Git directory (`gitdir: <path>`, relative to the gitfile's folder), or undefined where git would die on it. */
+function gitfileTarget(gitfile: string): string | undefined {
+  try {
+    const text = readStart(gitfile, 4096);
+    if (!text.startsWith('gitdir: ')) return undefined;
+    const named = text.slice('gitdir: '.length).replace(/[\r\n]+$/, '');
+    return named === '' ? undefined : path.resolve(path.dirname(gitfile), named);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The folder above the workspace whose `.git` a common directory is (followed through links), or undefined for one
+ * that is no such `.git` (the workspace's own, or a repository elsewhere). Undefined common directory: git dies.
+ */
+function aboveWorkspace(commonDir: string | undefined, workspace: string): string | undefined {
+  if (commonDir === undefined) return undefined;
+  const real = realOrSame(commonDir);
+  if (path.basename(real) !== '.git') return undefined;
+  const top = path.dirname(real);
+  return [workspace, realOrSame(workspace)].some((folder) => folder.startsWith(`${top === '/' ? '' : top}/`)) ? top : undefined;
+}
+
+function enterable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readStart(file: string, length: number): string {
+  const descriptor = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    return buffer.toString('utf8', 0, readSync(descriptor, buffer, 0, length, 0));
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function realOrSame(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 function statOrUndefined(file: string): ReturnType<typeof statSync> | undefined {
