@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The work tree git finds from a folder of the workspace when its top lies above the workspace (`PathFacts.gitTopAbove`). */
@@ -75,7 +75,7 @@ function validHead(head: string): boolean {
     const info = lstatSync(head);
     if (info.isSymbolicLink()) return readlinkSync(head).startsWith('refs/');
     if (!info.isFile()) return false;
-    const text = readStart(head, 255);
+    const text = readFileStart(head, 255).toString('utf8');
     const symbolic = /^ref:\s*refs\//.exec(text);
     return symbolic !== null || /^[0-9a-f]{40}/i.test(text);
   } catch {
@@ -88,7 +88,7 @@ function commonDirOf(gitDir: string): string | undefined {
   const file = path.join(gitDir, 'commondir');
   if (!existsSync(file)) return gitDir;
   try {
-    const named = readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+    const named = readFileStart(file, 4096).toString('utf8').replace(/[\r\n]+$/, '');
     return path.resolve(gitDir, named);
   } catch {
     return undefined;
@@ -98,7 +98,7 @@ function commonDirOf(gitDir: string): string | undefined {
 /** A gitfile's Git directory (`gitdir: <path>`, relative to the gitfile's folder), or undefined where git would die on it. */
 function gitfileTarget(gitfile: string): string | undefined {
   try {
-    const text = readStart(gitfile, 4096);
+    const text = readFileStart(gitfile, 4096).toString('utf8');
     if (!text.startsWith('gitdir: ')) return undefined;
     const named = text.slice('gitdir: '.length).replace(/[\r\n]+$/, '');
     return named === '' ? undefined : path.resolve(path.dirname(gitfile), named);
@@ -128,11 +128,21 @@ function enterable(folder: string): boolean {
   }
 }
 
-function readStart(file: string, length: number): string {
-  const descriptor = openSync(file, 'r');
+/**
+ * Up to `length` bytes from the start of a regular file of the workspace, read on the server's thread (its bytes), for the look at
+ * a Git directory. The workspace is the model's to fill, so the open never waits
+ * (O_NONBLOCK: a FIFO no one writes would hold an open for reading, and every client with it, until someone did), and
+ * anything but a regular file, a FIFO or device swapped in after a look included, is refused with an error rather than
+ * read; a large file costs `length` bytes, not its size. Throws as `openSync` does (ENOENT for none).
+ */
+function readFileStart(file: string, length: number): Buffer {
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!fstatSync(descriptor).isFile()) throw new Error(`${file} is not a regular file`);
     const buffer = Buffer.alloc(length);
-    return buffer.toString('utf8', 0, readSync(descriptor, buffer, 0, length, 0));
+    let read = 0;
+    for (let got = -1; got !== 0 && read < length; read += got) got = readSync(descriptor, buffer, read, length - read, read);
+    return buffer.subarray(0, read);
   } finally {
     closeSync(descriptor);
   }

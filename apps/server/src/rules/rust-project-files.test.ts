@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,5 +72,17 @@ describe('a rule for a cargo listing subcommand while the workspace names a tool
     rmSync(path.join(workspace, '.cargo', 'config.toml'));
     writeFileSync(path.join(workspace, '.cargo', 'config'), '[build]\nrustc-wrapper = "./evil"\n');
     expect(await decided('cargo tree')).toBe('ask');
+  });
+
+  // Read on the server's thread: a FIFO no one writes held the open, and every client with it (found in review; an
+  // allowed `tar -x` can put one in the workspace), and a large file was read whole.
+  it('a toolchain file that is a FIFO, or a file of a gibibyte: asked about, the server not held, the file not read whole', async () => {
+    execFileSync('mkfifo', [path.join(workspace, 'rust-toolchain.toml')]);
+    expect(await decided('cargo tree')).toBe('ask');
+    rmSync(path.join(workspace, 'rust-toolchain.toml'));
+    writeFileSync(path.join(workspace, 'crate', 'rust-toolchain.toml'), '');
+    truncateSync(path.join(workspace, 'crate', 'rust-toolchain.toml'), 1024 ** 3);
+    expect(await decided('cd crate && cargo tree')).toBe('ask');
+    expect(await decided('cargo tree')).toBe('allow');
   });
 });

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
+import { readSmallFile } from '../tools/workspace-git-dir';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
 import { tomlSets } from './toml-keys';
@@ -9,7 +10,7 @@ import { tomlSets } from './toml-keys';
 const RUST_TOOLS = new Set(['cargo', 'rustup', 'rustc', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver', 'rust-analyzer', 'rust-gdb', 'rust-lldb']);
 /** Folders looked at, from where the command runs up to the workspace. */
 const MAX_DEPTH = 64;
-/** A toolchain file larger than this is taken as naming a program. */
+/** A toolchain file larger than this, in bytes, is taken as naming a program. */
 const MAX_TOOLCHAIN_FILE = 64 * 1024;
 
 /**
@@ -47,14 +48,12 @@ export function rustProjectMayNameProgram(command: SimpleCommand, line: LineFact
 
 /** Whether a toolchain file names a toolchain by its folder; a missing file names none. */
 function namesToolchainPath(file: string, plain: boolean): boolean {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-  if (text.length > MAX_TOOLCHAIN_FILE) return true;
+  if (!existsSync(file)) return false;
+  // Not a regular file of at most the limit (a FIFO, which would hold the server's thread; a link; a large file, not
+  // read whole), or gone since: taken as naming a program.
+  const bytes = readSmallFile(file, MAX_TOOLCHAIN_FILE);
+  if (bytes === undefined) return true;
+  const text = bytes.toString('utf8');
   const setsPath = tomlSets(text, ['toolchain', 'path']);
   if (setsPath !== undefined) return setsPath;
   // Not TOML to this parser: rustup reads the old plain file of one line as a channel's name, or a folder's path;
