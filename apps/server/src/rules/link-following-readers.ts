@@ -162,8 +162,8 @@ const COMPARERS: ReadonlyMap<string, Comparer> = new Map([
  * Whether a comparer's call (`COMPARERS`) reads a folder that may hold a link leading out of the workspace
  * (`treeMayHoldLinkOut`, walking every folder): each word past the rule's that is no option and may be a folder, and
  * the folder `--from-file`/`--to-file` names (checked with GNU diffutils 3.8: `diff -r a b`, `diff a b`, `diff a/notes
- * b` and `sdiff a b` printed `outside/secret` through `b/notes -> ../../outside/secret`; found in review). The walk
- * goes below the folder whether or not `-r` has diff go there. After a command on the line that may change the file
+ * b` and `sdiff a b` printed `outside/secret` through `b/notes -> ../../outside/secret`; found in review): with
+ * `-r`, every folder below them (`every`), without it their own entries (`own`). After a command on the line that may change the file
  * system, a call with `-r` is asked about, as `grep -R` is; one without is judged by the folders as they are now, as
  * `cat` judges the files it is named.
  */
@@ -174,8 +174,10 @@ function comparedFoldersMayHoldLinkOut(comparer: Comparer, words: readonly Shell
   const recursive = comparer.recurses && options.some((word) => word === undefined || inShortGroup(word, 'r', comparer.values) || longOptionIn(word, ['--recursive']));
   if (recursive && facts.fileSystemChanged === true) return seenOutside({ kind: 'literal', value: '.' }, facts, true);
   const asNow = { ...facts, fileSystemChanged: false };
+  // Without -r, diff reads the folders' own entries: a link among them is followed, a folder is not gone into.
+  const walked = recursive ? 'every' : 'own';
   const folderMayHoldLinkOut = (word: ShellWord) =>
-    word.kind === 'literal' ? mayBeFolder(word.value, asNow) && treeMayHoldLinkOut(word, asNow, 'every') : sourceMayLeadAway(word, asNow, 'every');
+    word.kind === 'literal' ? mayBeFolder(word.value, asNow) && treeMayHoldLinkOut(word, asNow, walked) : sourceMayLeadAway(word, asNow, walked);
   return words.some((word, index) => {
     if (index < ruleWords) return false;
     const given = text[index];

@@ -29,9 +29,11 @@ export type LinkWalks = Map<string, Promise<boolean>>;
 /**
  * Which folders a walk goes into: `collected`, all but `.git` and `node_modules` (see SKIPPED), as a test runner's
  * collection and a build do; `every`, those too, as a program that follows every link below its operands does
- * (`grep -R`, `rg -L`, `zip -r`, `tar -h`, `cp -rL`), which reads them as any other folder.
+ * (`grep -R`, `rg -L`, `zip -r`, `tar -h`, `cp -rL`), which reads them as any other folder; `own`, none: the folder's
+ * own entries only, as `diff a b` without `-r` reads them (a link among them that leads out counts, a link or a
+ * folder below them does not).
  */
-export type FoldersWalked = 'collected' | 'every';
+export type FoldersWalked = 'collected' | 'every' | 'own';
 
 /** Walks made, for tests. */
 export const walkCount = { walks: 0 };
@@ -112,8 +114,8 @@ async function holdsLinkOut(root: string, absolute: string, limits: Required<Wal
         if (await interpreterOfEnvironment(folder, entry.name)) continue;
         const led = await leadsTo(root, entryPath);
         if (led.away) return true;
-        inside = led.folder;
-      } else if (entry.isDirectory() && (limits.folders === 'every' || !SKIPPED(entry.name))) {
+        inside = limits.folders === 'own' ? undefined : led.folder;
+      } else if (entry.isDirectory() && limits.folders !== 'own' && (limits.folders === 'every' || !SKIPPED(entry.name))) {
         inside = entryPath;
       }
       if (inside === undefined || visited.has(inside)) continue;

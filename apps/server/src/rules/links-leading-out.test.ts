@@ -363,6 +363,13 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     // An archive unpacked before it may bring such a link below the folders -r reads; files named are judged as they are now.
     expect(await verdict('tar -xf x.tar && diff -r a c')).toBe('ask');
     expect(await verdict('tar -xf x.tar && diff a/notes c/notes')).toBe('allow');
+    // Deeper down, only -r reads it: without it, diff reports the common folder and does not go in.
+    await rm(path.join(workspace, 'b', 'notes'));
+    await mkdir(path.join(workspace, 'b', 'deeper'));
+    await mkdir(path.join(workspace, 'c', 'deeper'));
+    await symlink('../../../outside/secret', path.join(workspace, 'b', 'deeper', 'notes'));
+    for (const command of ['diff -r a b', 'diff -r c b', 'colordiff -r a b']) expect(await verdict(command), command).toBe('ask');
+    for (const command of ['diff a b', 'diff c b', 'diff --from-file=b a', 'sdiff a b']) expect(await verdict(command), command).toBe('allow');
   });
 
   it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
