@@ -68,7 +68,7 @@ export function followedTreeMayHoldLinkOut(name: string, words: readonly ShellWo
 }
 
 /** Whether a long option as written (`--deref`, `--follow=x`) is one of `options`, by any start of it. */
-function longOptionIn(word: string, options: readonly string[]): boolean {
+export function longOptionIn(word: string, options: readonly string[]): boolean {
   const written = word.split('=', 1)[0]!;
   return written.startsWith('--') && written.length > 2 && options.some((option) => option.startsWith(written));
 }

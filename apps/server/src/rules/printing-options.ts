@@ -1,4 +1,5 @@
 import { sourceMayLeadAway } from './copy-sources';
+import { longOptionIn } from './link-following-readers';
 import type { PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
@@ -43,11 +44,6 @@ const PRINTING_OPTIONS: ReadonlyMap<string, PrintingOptions> = new Map([
   ...['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum'].map((sum): [string, PrintingOptions] => [sum, CHECKSUMS]),
   ['cksum', { ...CHECKSUMS, values: 'al', longValues: ['--algorithm', '--length'] }],
 ]);
-
-/** Whether a long option as written (`--fi`, `--files0-from=x`) is one of `options`, by any start of it. */
-function longOptionIn(written: string, options: readonly string[]): boolean {
-  return written.length > 2 && options.some((option) => option.startsWith(written));
-}
 
 /**
  * Whether a call of a program covered wherever (`PRINTING_OPTIONS`) is told to print a file that may lie outside the
