@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
 import { resolveChatModel } from '../src/models';
+import { collectGarbage } from './support/collect-garbage';
 
 async function load(argv: string[], env: Record<string, string> = {}) {
   const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-model-limits-')));
@@ -39,16 +40,20 @@ describe('model time limits in the configuration', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     try {
-      const { model } = await resolveChatModel({ modelUrl, model: 'm', idleTimeoutMs: 200 });
+      // Collections all along, as a busy server has them: one once cost the listing its time limit, and this test its run.
       const parts: ModelPart[] = [];
-      const error = await (async () => {
+      let settled = false;
+      const ended = (async () => {
+        const { model } = await resolveChatModel({ modelUrl, model: 'm', idleTimeoutMs: 200 });
         try {
           for await (const part of model.stream({ messages: [{ role: 'user', content: 'hello' }], tools: [] }, new AbortController().signal)) parts.push(part);
         } catch (caught) {
           return caught;
         }
         return undefined;
-      })();
+      })().finally(() => (settled = true));
+      while (!settled) await collectGarbage(1);
+      const error = await ended;
 
       expect(error).toBeInstanceOf(ModelError);
       expect((error as ModelError).message).toMatch(/sent no further part of the answer for 200 ms; .*--model-idle-timeout-ms/);

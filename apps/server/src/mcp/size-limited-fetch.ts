@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { stoppableFetch } from '../http/stoppable-fetch';
 
 /** The most one message from an MCP server may hold: what the SDK's stdio transport allows a line. */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -56,7 +57,8 @@ export interface SizeLimitedFetchOptions {
  * event line took the server from 110 to 690 MB.
  */
 export function sizeLimitedFetch(options: SizeLimitedFetchOptions): FetchLike {
-  const { onRefused, fetch: baseFetch = fetch, maxBytes = MAX_MCP_MESSAGE_BYTES, maxJsonMessages = MAX_MESSAGES_PER_JSON_ANSWER } = options;
+  const { onRefused, fetch: givenFetch = fetch, maxBytes = MAX_MCP_MESSAGE_BYTES, maxJsonMessages = MAX_MESSAGES_PER_JSON_ANSWER } = options;
+  const baseFetch = stoppableFetch(givenFetch);
   return async (url, init) => {
     const response = await baseFetch(url, init);
     if (response.body === null) return response;

@@ -4,6 +4,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
 import { SYSTEM_CLOCK, type Clock } from '../clock';
 import { loopbackPinFor, type LookupFunction, type LoopbackPin } from '../http/loopback-name';
+import { stoppableFetch } from '../http/stoppable-fetch';
 import { displayURL } from './display-url';
 import { isWholeAnswer, lineAlignedFetch } from './line-aligned-fetch';
 import { closedBeforeAnswer, timeLimitError, toModelError } from './model-server-errors';
@@ -106,7 +107,7 @@ export class OpenAICompatibleModel implements ChatModel {
       // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
       logLevel: 'off',
       // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length. No redirects.
-      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch ?? limitedFetch(request, idle, this.pin?.lookup))),
+      fetch: lineAlignedFetch(redirectRefusingFetch(stoppableFetch(options.fetch ?? limitedFetch(request, idle, this.pin?.lookup)))),
     });
   }
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from '../../test/support';
+import { collectGarbage } from '../../test/support/collect-garbage';
 import { LOCAL_MODEL_SERVERS, listModels, probeLocalModelServers } from './probe-model-servers';
 
 interface TestServer extends AsyncDisposable {
@@ -162,6 +163,26 @@ describe('listModels', () => {
     });
 
     await expect(listModels(server.baseURL)).rejects.toThrow(/larger than/);
+  });
+
+  it('gives up at its time limit on a list that stalls after its headers, whatever the garbage collector does meanwhile', async () => {
+    // Node's fetch, refusing redirects, lost its time limit at a collection: Airlock's start waited on this for good.
+    let headersSent!: () => void;
+    const sent = new Promise<void>((resolve) => (headersSent = resolve));
+    await using server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data": [');
+      headersSent();
+    });
+
+    let settled = false;
+    const failure = listModels(server.baseURL, undefined, { timeoutMs: 500 })
+      .then(() => undefined, (error: unknown) => error)
+      .finally(() => (settled = true));
+    await sent;
+    while (!settled) await collectGarbage(1);
+
+    expect(await failure).toMatchObject({ name: 'TimeoutError' });
   });
 
   it('reports the HTTP status of a failed listing', async () => {

@@ -1,4 +1,5 @@
 import { isPlainObject, parseUntrustedJson } from '@airlock/core';
+import { stoppableFetch } from '../http/stoppable-fetch';
 
 /** A place a local model server commonly listens, and what to call it. */
 export interface ModelServerCandidate {
@@ -108,7 +109,7 @@ function noAnswerReason(error: unknown): string {
 
 /** The model ids a server lists at `<baseURL>/models`. Throws when it does not answer 200 with a `data` array. */
 export async function listModels(baseURL: string, apiKey?: string, options: ListModelsOptions = {}): Promise<string[]> {
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = stoppableFetch(options.fetch ?? fetch);
   const timeout = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const response = await doFetch(`${trimSlashes(baseURL)}/models`, {

@@ -1,6 +1,7 @@
 import { defineTool, errorMessage, type ToolOutput } from '@airlock/core';
-import type { Response } from 'undici';
+import type { RequestInit as UndiciRequestInit } from 'undici';
 import { z } from 'zod';
+import { stoppableFetch } from '../http/stoppable-fetch';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
 import { htmlToText } from './html-to-text';
 import { PinnedHosts, type RefusedHost } from './pinned-hosts';
@@ -45,14 +46,14 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
         const { Agent, fetch } = await import('undici');
         // The person approved the name on the card: every connection goes to the addresses it was checked at.
         const dispatcher = new Agent({ connect: { lookup: hosts.lookup } });
+        const send = stoppableFetch(async (input: URL, init?: RequestInit) => (await fetch(input, { ...(init as UndiciRequestInit), dispatcher })) as unknown as Response);
         try {
           for (let redirects = 0; ; redirects += 1) {
             const refused = await hosts.pin(current, signal);
             if (refused !== undefined) return toolFailure(refusal(current, refused));
-            const response = await fetch(current, {
+            const response = await send(current, {
               redirect: 'manual',
               signal,
-              dispatcher,
               headers: { accept: 'text/html, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5' },
             });
             const location = response.headers.get('location');
