@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
-import { tempFolder } from './test-support';
+import { straceTraces, tempFolder } from './test-support';
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const strace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
 
 /**
  * The system calls made between each "begin <name>" and "end <name>" line the fixture wrote to stdout, from an
@@ -47,7 +46,7 @@ describe('SqliteStore commits that let calls run', () => {
 
   // What cannot be tested here: a lost write-out (a sync the disk fails is, in failed-sync.test.ts). What can: that
   // each commit syncs its write-ahead log before it returns.
-  it.skipIf(!strace)('sync the write-ahead log to the disk before they return, one sync for those asked for at once: an allow with its start, a rule, a grant, confirmation turned off, a chat started without it, a chat deleted (commits that let nothing run are not synced each)', async () => {
+  it.skipIf(!straceTraces)('sync the write-ahead log to the disk before they return, one sync for those asked for at once: an allow with its start, a rule, a grant, confirmation turned off, a chat started without it, a chat deleted (commits that let nothing run are not synced each)', async () => {
     await using folder = await tempFolder();
     const log = join(folder.path, 'trace');
     const fixture = fileURLToPath(new URL('./durable-commit.fixture.ts', import.meta.url));

@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
-import { run, session, startChange, tempFolder } from './test-support';
+import { run, session, startChange, straceTraces, tempFolder } from './test-support';
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const strace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
 
 /** Chat `s` with runs r1, r2 and r3, each with a call waiting for its person; the store closed (its log emptied). */
 async function waitingCalls(directory: string): Promise<void> {
@@ -84,7 +83,7 @@ const diskError = 'SQLITE_IOERR_FSYNC';
 
 // The log's syncs in the fixture: the first is its header's (SQLite syncs a new log's header before its first frames,
 // here those of the run's text), the second the allows' commit.
-describe.skipIf(!strace)('an allow whose sync fails, then a crash (SIGKILL) before anything else is written', () => {
+describe.skipIf(!straceTraces)('an allow whose sync fails, then a crash (SIGKILL) before anything else is written', () => {
   it('is not read back as allowed or started after the restart: the call still waits', async () => {
     await using folder = await tempFolder();
     const crash = await crashAfterFailedSync(folder.path, 'alone', '2');
