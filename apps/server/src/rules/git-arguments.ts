@@ -450,9 +450,11 @@ function statusVerbose(value: string): boolean {
 }
 
 /**
- * Whether `git commit` (its words from `start` on) is a dry run told `--verbose`: it commits nothing and prints
- * `git status` with the diff of all it would commit, of the whole work tree (`-a`) or index, as `git status -v` does.
- * A group of one-letter options ends at one that takes a value (`-Cv` reuses commit `v`'s message).
+ * Whether `git commit` (its words from `start` on) prints a diff or hunks of the whole work tree (`-a`) or index: a dry
+ * run (`--dry-run`, or `--long`, which is one) told `--verbose` prints `git status` with the diff of all it would
+ * commit, as `git status -v` does; `--patch` prints each hunk before it reads an answer (from closed input too), and
+ * `--interactive` prints them, or the diff, on the answers a pipe gives it. A group of one-letter options ends at one
+ * that takes a value (`-Cv` reuses commit `v`'s message, `-mp` is the message `p`).
  */
 function commitPrintsDiff(words: readonly ShellWord[], start: number): boolean {
   let dryRun = false;
@@ -463,12 +465,14 @@ function commitPrintsDiff(words: readonly ShellWord[], start: number): boolean {
     if (value === '--') break;
     if (value.startsWith('--')) {
       const written = value.split('=', 1)[0]!;
-      if (abbreviates(written, '--dry-run')) dryRun = true;
+      if (abbreviates(written, '--patch') || abbreviates(written, '--interactive')) return true;
+      if (abbreviates(written, '--dry-run') || abbreviates(written, '--long')) dryRun = true;
       if (abbreviates(written, '--verbose')) verbose = true;
       continue;
     }
     for (const letter of value.slice(1)) {
       if (COMMIT_SHORT_VALUES.includes(letter)) break;
+      if (letter === 'p') return true;
       if (letter === 'v') verbose = true;
     }
   }

@@ -192,6 +192,21 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await using own = await outerRepository(true);
     expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
   });
+  it('asks about a commit that prints hunks or a diff: --patch, --interactive, --long with -v', async () => {
+    await using folder = await outerRepository(false);
+    // `--patch` prints each hunk of the whole work tree before it reads an answer, from closed input too; `--interactive`
+    // does on the answers a pipe gives it (`printf '6\n*\n'`: its diff command); `--long` is a dry run as `--dry-run` is.
+    const lines = [
+      'git commit -p', 'git commit --patch -m x', 'git commit --patc -m x', 'git commit -sp', 'git commit -qp -m x',
+      'git commit --interactive', 'git commit --inter', 'git commit --long -v -a', 'git commit --lon -va',
+    ];
+    // `-mp` is the message `p`; `-v` alone adds the diff to the message the editor gets, which the terminal sets to `true`;
+    // `--short` and `--porcelain` are dry runs whose `-v` prints no diff (git 2.39).
+    const inside = ['git commit -mp', 'git commit -a -m x', 'git commit -v -m x', 'git commit -v', 'git commit --short -v -a', 'git commit --porcelain -va'];
+    expect(await decisions(folder.workspace, [...lines, ...inside])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+    await using own = await outerRepository(true);
+    expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
+  });
   it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
     await using folder = await outerRepository(false);
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
