@@ -17,6 +17,23 @@ async function gitDirectoryWithFifo(folder: string, fifo: 'commondir' | 'gitfile
   execFileSync('mkfifo', [path.join(folder, '.git', 'commondir')]);
 }
 
+/** A Git directory as git tells one in `folder`: `HEAD`, `objects`, `refs`. */
+async function gitDirectory(folder: string): Promise<void> {
+  await mkdir(path.join(folder, '.git', 'objects'), { recursive: true });
+  await mkdir(path.join(folder, '.git', 'refs'), { recursive: true });
+  await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+}
+
+/** A repository `mono` in `root` whose folder `app`, the workspace, has a repository of its own, with a folder `sub`. */
+async function nested(root: string): Promise<{ workspace: string; sub: string }> {
+  const workspace = path.join(root, 'mono', 'app');
+  const sub = path.join(workspace, 'sub');
+  await mkdir(sub, { recursive: true });
+  await gitDirectory(path.join(root, 'mono'));
+  await gitDirectory(workspace);
+  return { workspace, sub };
+}
+
 describe('gitTopAboveWorkspace', () => {
   // A FIFO that no one writes holds an open of it for reading until someone does: read on the server's thread, it held
   // every client, each later judging too. An allowed `tar -x` can put one in the workspace (found in review).
@@ -27,5 +44,21 @@ describe('gitTopAboveWorkspace', () => {
     await mkdir(sub, { recursive: true });
     await gitDirectoryWithFifo(sub, fifo);
     expect(gitTopAboveWorkspace(workspace)(sub)).toBeUndefined();
+  });
+
+  // git reads `commondir` and a gitfile as C strings: up to the first NUL byte (found in review, git 2.39).
+  it('reads a commondir up to a NUL byte: `../../../.git\\0x` in `sub/.git` leads to the larger repository', async () => {
+    await using folder = await tempFolder();
+    const { workspace, sub } = await nested(folder.path);
+    await gitDirectory(sub);
+    await writeFile(path.join(sub, '.git', 'commondir'), '../../../.git\0x');
+    expect(gitTopAboveWorkspace(workspace)(sub)?.top).toBe(path.join(folder.path, 'mono'));
+  });
+
+  it('reads a gitfile up to a NUL byte: `gitdir: ../../.git\\0junk` in `sub` leads to the larger repository', async () => {
+    await using folder = await tempFolder();
+    const { workspace, sub } = await nested(folder.path);
+    await writeFile(path.join(sub, '.git'), 'gitdir: ../../.git\0junk\n');
+    expect(gitTopAboveWorkspace(workspace)(sub)?.top).toBe(path.join(folder.path, 'mono'));
   });
 });

@@ -59,9 +59,9 @@ function topAt(folder: string): { commonDir: string | undefined } | undefined {
 }
 
 /**
- * As git's `is_git_directory` (setup.c): a `HEAD` that `validate_headref` takes (a link into `refs/`, or a file that
- * starts with `ref:` and spaces then `refs/`, or with an object id in hex), and an `objects` and `refs` git may enter
- * in its common directory (the folder its `commondir` file names, or itself). The common directory, or undefined.
+ * As git's `is_git_directory` (setup.c): a `HEAD` that `validate_headref` takes (`validHead`), and an `objects` and
+ * `refs` git may enter in its common directory (the folder its `commondir` file names, or itself). The common
+ * directory, or undefined.
  */
 function isGitDirectory(gitDir: string): string | undefined {
   if (!validHead(path.join(gitDir, 'HEAD'))) return undefined;
@@ -70,41 +70,67 @@ function isGitDirectory(gitDir: string): string | undefined {
   return enterable(path.join(commonDir, 'objects')) && enterable(path.join(commonDir, 'refs')) ? commonDir : undefined;
 }
 
+/**
+ * As git's `validate_headref` (path.c): a link into `refs/`, or a file whose first 255 bytes, read as a C string (up to
+ * a NUL), start with `ref:`, spaces as git's own `isspace` tells them (space, tab, CR, LF: not `\f`, `\v` or U+00A0,
+ * which JavaScript's `\s` takes) and `refs/`, or with an object id of 40 hex digits (git checks for SHA-1's length
+ * before it has read the repository's format).
+ */
 function validHead(head: string): boolean {
   try {
     const info = lstatSync(head);
     if (info.isSymbolicLink()) return readlinkSync(head).startsWith('refs/');
     if (!info.isFile()) return false;
-    const text = readFileStart(head, 255).toString('utf8');
-    const symbolic = /^ref:\s*refs\//.exec(text);
-    return symbolic !== null || /^[0-9a-f]{40}/i.test(text);
+    const text = cString(readFileStart(head, 255));
+    return /^ref:[ \t\r\n]*refs\//.test(text) || /^[0-9a-f]{40}/i.test(text);
   } catch {
     return false;
   }
 }
 
-/** `commondir`'s folder (relative to the Git directory unless absolute, trailing line ends dropped), or the Git directory itself. */
+/**
+ * `commondir`'s folder, or the Git directory itself where there is none. Read as git's `get_common_dir_noenv` does:
+ * trailing line ends dropped, then, used as a C string, cut at the first NUL (`../..\0x` names `../..`); relative to
+ * the Git directory unless absolute.
+ */
 function commonDirOf(gitDir: string): string | undefined {
   const file = path.join(gitDir, 'commondir');
   if (!existsSync(file)) return gitDir;
   try {
-    const named = readFileStart(file, 4096).toString('utf8').replace(/[\r\n]+$/, '');
-    return path.resolve(gitDir, named);
+    return path.resolve(gitDir, cString(withoutLineEnds(readFileStart(file, 4096))));
   } catch {
     return undefined;
   }
 }
 
-/** A gitfile's Git directory (`gitdir: <path>`, relative to the gitfile's folder), or undefined where git would die on it. */
+/**
+ * A gitfile's Git directory, or undefined where git would die on it. Read as git's `read_gitfile_gently` does:
+ * `gitdir: `, trailing line ends dropped, nothing left after it an error, then the path up to the first NUL (git uses it
+ * as a C string: `gitdir: ../.git\0junk` names `../.git`), relative to the gitfile's folder unless absolute.
+ */
 function gitfileTarget(gitfile: string): string | undefined {
   try {
-    const text = readFileStart(gitfile, 4096).toString('utf8');
-    if (!text.startsWith('gitdir: ')) return undefined;
-    const named = text.slice('gitdir: '.length).replace(/[\r\n]+$/, '');
-    return named === '' ? undefined : path.resolve(path.dirname(gitfile), named);
+    const text = withoutLineEnds(readFileStart(gitfile, 4096));
+    if (!text.subarray(0, GITDIR.length).equals(GITDIR) || text.length === GITDIR.length) return undefined;
+    return path.resolve(path.dirname(gitfile), cString(text.subarray(GITDIR.length)));
   } catch {
     return undefined;
   }
+}
+
+const GITDIR = Buffer.from('gitdir: ');
+
+/** Bytes as C reads them: up to the first NUL. */
+function cString(bytes: Buffer): string {
+  const end = bytes.indexOf(0);
+  return bytes.subarray(0, end === -1 ? bytes.length : end).toString('utf8');
+}
+
+/** Bytes without the CRs and LFs that end them. */
+function withoutLineEnds(bytes: Buffer): Buffer {
+  let end = bytes.length;
+  while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end -= 1;
+  return bytes.subarray(0, end);
 }
 
 /**

@@ -1,0 +1,101 @@
+import { GIT_PREFIX_SUBCOMMANDS, MemoryStore } from '@airlock/api';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCommandLine } from './command-line-reader';
+import { RuleBook } from './rule-book';
+import { recordingTerminal } from './test-chat';
+import { tempFolder, type TempFolder } from '../tools/test-support';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's own time.
+beforeAll(() => readCommandLine('true'));
+
+/** A Git directory as git tells one: `HEAD`, `objects`, `refs`. */
+async function gitDirectory(folder: string): Promise<void> {
+  await mkdir(path.join(folder, '.git', 'objects'), { recursive: true });
+  await mkdir(path.join(folder, '.git', 'refs'), { recursive: true });
+  await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+}
+
+/**
+ * A repository `mono` whose folder `app` is the workspace, beside `private/prod.env`; with `own`, the workspace has a
+ * repository of its own at its root too.
+ */
+async function outerRepository(own: boolean): Promise<TempFolder & { workspace: string; mono: string }> {
+  const folder = await tempFolder();
+  const mono = path.join(folder.path, 'mono');
+  const workspace = path.join(mono, 'app');
+  await mkdir(path.join(workspace, 'sub'), { recursive: true });
+  await mkdir(path.join(mono, 'private'));
+  await gitDirectory(mono);
+  if (own) await gitDirectory(workspace);
+  await writeFile(path.join(workspace, 'readme'), 'readme\n');
+  await writeFile(path.join(mono, 'private', 'prod.env'), 'SECRET=1\n');
+  return { ...folder, workspace, mono };
+}
+
+/** What the rule book decides for each line under the prefix rules "Always allow" proposes for git, and `cd`. */
+async function decisions(workspace: string, lines: readonly string[]): Promise<Record<string, string>> {
+  const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+  for (const tokens of [...[...GIT_PREFIX_SUBCOMMANDS].map((name) => ['git', name]), ['cd']]) {
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
+  }
+  const found: Record<string, string> = {};
+  for (const command of lines) {
+    const verdict = await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command } }, recordingTerminal([]));
+    found[command] = verdict?.effect ?? 'none';
+  }
+  return found;
+}
+
+/** Each line with the same verdict, so that a failure names every line that differs. */
+const all = (lines: readonly string[], verdict: string) => Object.fromEntries(lines.map((line) => [line, verdict]));
+
+/** Lines that print the larger repository's `private/prod.env` when git finds its repository. */
+const READS = ['git diff', 'git show HEAD:private/prod.env'];
+
+describe('the workspace’s .git read as git reads it (found with git 2.39)', () => {
+  /** `HEAD`, `objects` and `refs` in the workspace's `.git`, and what `make` adds. */
+  async function judged(head: string, make: (dotGit: string) => Promise<void> = async () => undefined): Promise<Record<string, string>> {
+    await using folder = await outerRepository(false);
+    const dotGit = path.join(folder.workspace, '.git');
+    await mkdir(path.join(dotGit, 'objects'), { recursive: true });
+    await mkdir(path.join(dotGit, 'refs'));
+    await writeFile(path.join(dotGit, 'HEAD'), head);
+    await make(dotGit);
+    return await decisions(folder.workspace, READS);
+  }
+
+  it('passes by a HEAD whose space after ref: is one git’s isspace does not take (\\f, \\v, U+00A0): git goes on up', async () => {
+    for (const head of ['ref:\frefs/heads/main\n', 'ref:\vrefs/heads/main\n', 'ref:\u00a0refs/heads/main\n']) {
+      expect(await judged(head)).toStrictEqual(all(READS, 'ask'));
+    }
+  });
+
+  it('takes a HEAD with git’s spaces (space, tab, line ends) after ref: for the workspace’s own', async () => {
+    expect(await judged('ref: \t\r\nrefs/heads/main\n')).toStrictEqual(all(READS, 'allow'));
+  });
+
+  it('reads a commondir up to a NUL byte, as git does: `../../.git\\0x` is the larger repository’s', async () => {
+    await using folder = await outerRepository(true);
+    // A repository in `sub` whose common directory git takes for `mono/.git`; the workspace's own lies between.
+    const dotGit = path.join(folder.workspace, 'sub', '.git');
+    await gitDirectory(path.join(folder.workspace, 'sub'));
+    await writeFile(path.join(dotGit, 'commondir'), '../../../.git\0x');
+    const lines = ['cd sub && git diff', 'cd sub && git show HEAD:private/prod.env'];
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'ask'));
+  });
+
+  it('reads a gitfile up to a NUL byte, as git does: `gitdir: ../.git\\0junk` is the larger repository’s', async () => {
+    await using folder = await outerRepository(false);
+    await writeFile(path.join(folder.workspace, '.git'), 'gitdir: ../.git\0junk\n');
+    expect(await decisions(folder.workspace, READS)).toStrictEqual(all(READS, 'ask'));
+  });
+
+  it('keeps a commondir or gitfile that leads inside for the workspace’s own', async () => {
+    await using folder = await outerRepository(false);
+    await gitDirectory(path.join(folder.workspace, 'store'));
+    await writeFile(path.join(folder.workspace, '.git'), 'gitdir: store/.git\n');
+    expect(await decisions(folder.workspace, READS)).toStrictEqual(all(READS, 'allow'));
+  });
+});
