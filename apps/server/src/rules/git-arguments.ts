@@ -362,11 +362,15 @@ const LOG_QUIET_SHORT = 'niEFg0123456789sce';
  * (`git diff`, `git log -p`, `git show`, `git diff -- ':!x'`, `git status -v`, `git add -A`, `git add ':!x'`, a hash that may be a
  * blob's), unless a pathspec inside limits it. `git log` without a diff (commit messages), `git status` (names),
  * `git ls-files` and `git grep` (the folder git runs in, by default) stay covered. A word before `--` counts as a
- * pathspec that limits the read only when it names a file or folder now and follows no option (which may have taken
- * it as its value). With an exact rule, the person named the whole read.
+ * pathspec that limits the read only when no `--` follows it (git then reads every word before one as a revision:
+ * `git show HEAD --` with a file `HEAD` in the workspace shows the whole commit; without `--` git refuses a word that
+ * names both), it names a file or folder now and follows no option (which may have taken it as its value). With an
+ * exact rule, the person named the whole read.
  */
 function treeReadCovered(command: string, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts, above: GitTopAbove, exact: boolean): boolean {
   const from = facts.folder ?? facts.workspace ?? above.top;
+  // A `--` that is an option's value (`--grep --`) is taken for the end of options here: more is judged a revision.
+  const dashes = words.some((word, at) => at >= start && word.kind === 'literal' && word.value === '--');
   let ended = false;
   let limited = false;
   let diffs = false;
@@ -423,7 +427,7 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
       else if (command === 'add') diffs = true;
       continue;
     }
-    if (magic === undefined && !value.includes(':') && !afterOption && above.holds(path.resolve(from, value))) {
+    if (magic === undefined && !dashes && !value.includes(':') && !afterOption && above.holds(path.resolve(from, value))) {
       limited = true;
       continue;
     }

@@ -207,6 +207,20 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await using own = await outerRepository(true);
     expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
   });
+  it('takes a word before -- for a revision, though a file or folder of its name is in the workspace', async () => {
+    await using folder = await outerRepository(false);
+    await writeFile(path.join(folder.workspace, 'HEAD'), '');
+    await writeFile(path.join(folder.workspace, '@'), '');
+    await mkdir(path.join(folder.workspace, 'main'));
+    // git reads each word before `--` as a revision: each prints a whole commit, or the diff of the whole work tree.
+    const lines = ['git show HEAD --', 'git log -p HEAD --', 'git diff HEAD --', 'git show main --', 'git log -p @ --', 'git log -p readme --'];
+    // Without `--`, git refuses a word that names both a revision and a file; after it, a word limits.
+    const inside = ['git show HEAD', 'git diff main', 'git log -p readme', 'git show HEAD -- .', 'git log -p @ -- src', 'git diff HEAD -- readme'];
+    expect(await decisions(folder.workspace, [...lines, ...inside])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+    await using own = await outerRepository(true);
+    await writeFile(path.join(own.workspace, 'HEAD'), '');
+    expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
+  });
   it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
     await using folder = await outerRepository(false);
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
