@@ -24,13 +24,13 @@ async function gitDirectory(folder: string): Promise<void> {
   await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
 }
 
-/** A repository `mono` in `root` whose folder `app`, the workspace, has a repository of its own, with a folder `sub`. */
-async function nested(root: string): Promise<{ workspace: string; sub: string }> {
+/** A repository `mono` in `root` whose folder `app` is the workspace, with a folder `sub`; with `own`, a repository of its own. */
+async function nested(root: string, own = true): Promise<{ workspace: string; sub: string }> {
   const workspace = path.join(root, 'mono', 'app');
   const sub = path.join(workspace, 'sub');
   await mkdir(sub, { recursive: true });
   await gitDirectory(path.join(root, 'mono'));
-  await gitDirectory(workspace);
+  if (own) await gitDirectory(workspace);
   return { workspace, sub };
 }
 
@@ -60,5 +60,47 @@ describe('gitTopAboveWorkspace', () => {
     const { workspace, sub } = await nested(folder.path);
     await writeFile(path.join(sub, '.git'), 'gitdir: ../../.git\0junk\n');
     expect(gitTopAboveWorkspace(workspace)(sub)?.top).toBe(path.join(folder.path, 'mono'));
+  });
+
+  // git's discovery looks, in each folder, at its `.git` and then at the folder itself: an ordinary `HEAD` and
+  // `commondir` make it a bare repository, whose paths are read from the top of its tree (found in review, git 2.39).
+  it('takes a folder that is itself a Git directory for a bare repository read from its top: `HEAD` and `commondir` in `sub`', async () => {
+    await using folder = await tempFolder();
+    const { workspace, sub } = await nested(folder.path, false);
+    await writeFile(path.join(sub, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(sub, 'commondir'), '../../.git\n');
+    const mono = path.join(folder.path, 'mono');
+    expect(gitTopAboveWorkspace(workspace)(sub)).toMatchObject({ top: mono, pathsFromTop: true });
+    expect(gitTopAboveWorkspace(workspace)(path.join(sub, 'deeper'))).toMatchObject({ top: mono, pathsFromTop: true });
+    expect(gitTopAboveWorkspace(workspace)(sub)?.holds(path.join(sub, 'HEAD'))).toBe(false);
+    // At the workspace's root, and with the workspace's own repository: the folder is looked at before going up.
+    await writeFile(path.join(workspace, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(workspace, 'commondir'), '../.git\n');
+    expect(gitTopAboveWorkspace(workspace)(workspace)).toMatchObject({ top: mono, pathsFromTop: true });
+    await gitDirectory(workspace);
+    expect(gitTopAboveWorkspace(workspace)(sub)).toMatchObject({ top: mono, pathsFromTop: true });
+    expect(gitTopAboveWorkspace(workspace)(workspace)).toBeUndefined();
+  });
+
+  it('takes a workspace in no larger repository whose root names another repository in `commondir` for a bare one read from there', async () => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'app');
+    const other = path.join(folder.path, 'other');
+    await mkdir(workspace);
+    await gitDirectory(other);
+    expect(gitTopAboveWorkspace(workspace)(workspace)).toBeUndefined();
+    await writeFile(path.join(workspace, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(workspace, 'commondir'), `${path.join(other, '.git')}\n`);
+    expect(gitTopAboveWorkspace(workspace)(workspace)).toMatchObject({ top: other, pathsFromTop: true });
+  });
+
+  it('goes on up past a folder that is no Git directory (a HEAD with no objects or refs), and judges a larger repository as before', async () => {
+    await using folder = await tempFolder();
+    const { workspace, sub } = await nested(folder.path, false);
+    await writeFile(path.join(sub, 'HEAD'), 'ref: refs/heads/main\n');
+    const found = gitTopAboveWorkspace(workspace)(sub);
+    expect(found?.top).toBe(path.join(folder.path, 'mono'));
+    expect(found?.pathsFromTop).toBeUndefined();
+    expect(found?.holds(path.join(sub, 'HEAD'))).toBe(true);
   });
 });

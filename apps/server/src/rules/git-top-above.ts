@@ -3,59 +3,104 @@ import path from 'node:path';
 
 /** The work tree git finds from a folder of the workspace when its top lies above the workspace (`PathFacts.gitTopAbove`). */
 export interface GitTopAbove {
-  /** Its top: a folder above the workspace, absolute. */
+  /** Its top: a folder above the workspace, absolute (or, with `pathsFromTop`, any folder outside it). */
   top: string;
   /**
    * Whether a file or folder is at an absolute path now: git takes a word before `--` that names one for a path,
-   * and one that names none for a revision (or refuses it).
+   * and one that names none for a revision (or refuses it). Always false with `pathsFromTop`.
    */
   holds: (absolute: string) => boolean;
+  /**
+   * Set where git reads no path from the folder it runs in: it found a Git directory with no work tree (a bare
+   * repository: the folder, or one above it, is itself a Git directory). Every path and pathspec then names a file
+   * from the top of the repository's tree (`.` is all of it, `src` its `src`), so none limits a read to the
+   * workspace, and a `<rev>:<path>` names one of `top`. A rule covers no read of the tree, index or history there.
+   */
+  pathsFromTop?: true;
 }
 
 /**
- * Where git finds the top of its work tree from a folder of `workspace`, as its discovery goes (a `.git` folder that
- * is a Git directory, or a `.git` file, in that folder or the nearest one above it): `GitTopAbove` when that is above
- * the workspace (the workspace lies in a larger repository), or when the `.git` found inside leads to the larger
- * repository's (a gitfile `gitdir: ../.git`, or to a worktree of it); undefined when it is in the workspace or there is
- * none. Given no folder (a command before may have changed the file system, and removed the workspace's own `.git`),
- * the repository above the workspace counts whatever lies inside. Looked up on the file system as it is now, at each call.
+ * Where git finds its repository from a folder of `workspace`, as its discovery goes (`discover`): `GitTopAbove` when
+ * its work tree's top is above the workspace (the workspace lies in a larger repository), when the `.git` found inside
+ * leads to the larger repository's (a gitfile `gitdir: ../.git`, or to a worktree of it), or when what git finds has
+ * no work tree (`pathsFromTop`); undefined when its top is in the workspace or there is none. Given no folder (a
+ * command before may have changed the file system, and removed the workspace's own `.git`), the repository above the
+ * workspace counts whatever lies inside. Looked up on the file system as it is now, at each call.
  */
 export function gitTopAboveWorkspace(workspace: string): (folder: string | undefined) => GitTopAbove | undefined {
-  const found = (top: string): GitTopAbove => ({ top, holds: (absolute) => existsSync(absolute) });
   return (folder) => {
-    if (folder !== undefined && (folder === workspace || folder.startsWith(`${workspace}/`))) {
-      for (let at = folder; at.length >= workspace.length; at = path.dirname(at)) {
-        const top = topAt(at);
-        if (top === undefined) continue;
-        // A `.git` inside whose repository is the larger one's (`gitdir: ../.git`, a worktree of it) reads its history.
-        const above = aboveWorkspace(top.commonDir, workspace);
-        return above === undefined ? undefined : found(above);
-      }
-    }
-    for (let at = path.dirname(workspace); ; at = path.dirname(at)) {
-      if (topAt(at) !== undefined) return found(at);
-      if (at === path.dirname(at)) return undefined;
-    }
+    const inside = folder !== undefined && (folder === workspace || folder.startsWith(`${workspace}/`));
+    const found = discover(inside ? folder : path.dirname(workspace));
+    if (found === undefined) return undefined;
+    const judged = judge(found, workspace);
+    if (judged !== undefined || found.at === workspace || found.at.startsWith(`${workspace}/`)) return judged;
+    // Above the workspace, a `.git` git dies on counts as the larger repository: it may be another by the time git runs.
+    return larger(found.at);
   };
 }
 
+/** What git's discovery finds (`discover`). */
+interface Found {
+  /** The folder whose `.git` it is, or, for a bare one, the Git directory itself. */
+  at: string;
+  /** Its common directory (where its objects and refs are); undefined where git dies on what it found. */
+  commonDir: string | undefined;
+  /** Whether `at` is itself the Git directory: git then has no work tree. */
+  bare: boolean;
+}
+
 /**
- * Where git takes `folder` for the top of a work tree, its repository's common directory (where its objects and refs
- * are): its `.git` is a file (a gitfile, which git follows, or dies on when it leads to no repository; the common
- * directory is then the one it leads to, if any) or a folder git tells for a Git directory (`isGitDirectory`);
- * undefined for any other `.git`, which git passes by, going further up.
+ * The Git directory git finds from `start`, as git 2.39's `setup_git_directory_gently_1` (setup.c) goes: in each
+ * folder from there up, its `.git` if a file (a gitfile, which git follows, or dies on when it leads to no
+ * repository) or a Git directory (`isGitDirectory`), and then the folder itself, if it is a Git directory (a bare
+ * repository: an ordinary `HEAD` and `commondir` in a folder make it one, `safe.bareRepository` being `all` by
+ * default); undefined when there is none up to the root. `GIT_CEILING_DIRECTORIES` and mount points, which would stop
+ * it sooner, are not counted.
  */
-function topAt(folder: string): { commonDir: string | undefined } | undefined {
-  const dotGit = path.join(folder, '.git');
-  const info = statOrUndefined(dotGit);
-  if (info === undefined) return undefined;
-  if (info.isFile()) {
-    const target = gitfileTarget(dotGit);
-    return { commonDir: target === undefined ? undefined : isGitDirectory(target) };
+function discover(start: string): Found | undefined {
+  for (let at = start; ; at = path.dirname(at)) {
+    const dotGit = path.join(at, '.git');
+    const info = statOrUndefined(dotGit);
+    if (info?.isFile() === true) {
+      const target = gitfileTarget(dotGit);
+      return { at, commonDir: target === undefined ? undefined : isGitDirectory(target), bare: false };
+    }
+    const commonDir = info === undefined ? undefined : isGitDirectory(dotGit);
+    if (commonDir !== undefined) return { at, commonDir, bare: false };
+    const itself = isGitDirectory(at);
+    if (itself !== undefined) return { at, commonDir: itself, bare: true };
+    if (at === path.dirname(at)) return undefined;
   }
-  if (!info.isDirectory()) return undefined;
-  const commonDir = isGitDirectory(dotGit);
-  return commonDir === undefined ? undefined : { commonDir };
+}
+
+/**
+ * `GitTopAbove` for what git found, or undefined where it reads nothing outside the workspace from there: its work tree
+ * lies in the workspace and its repository is not the larger one's (the workspace's own, a nested one, a repository
+ * elsewhere the workspace's `.git` names), or git dies on it. A repository with no work tree is read from its top:
+ * the folder whose `.git` its common directory is (`mono` for `mono/.git`), or that directory itself.
+ */
+function judge(found: Found, workspace: string): GitTopAbove | undefined {
+  if (found.commonDir === undefined) return undefined;
+  if (found.bare) return fromTop(topOf(found.commonDir));
+  const inside = found.at === workspace || found.at.startsWith(`${workspace}/`);
+  if (!inside) return larger(found.at);
+  // A `.git` inside whose repository is the larger one's (`gitdir: ../.git`, a worktree of it) reads its history.
+  const above = aboveWorkspace(found.commonDir, workspace);
+  return above === undefined ? undefined : larger(above);
+}
+
+function larger(top: string): GitTopAbove {
+  return { top, holds: (absolute) => existsSync(absolute) };
+}
+
+function fromTop(top: string): GitTopAbove {
+  return { top, holds: () => false, pathsFromTop: true };
+}
+
+/** The folder a repository's files are read from when it has no work tree: the one whose `.git` it is, or itself. */
+function topOf(commonDir: string): string {
+  const real = realOrSame(commonDir);
+  return path.basename(real) === '.git' ? path.dirname(real) : real;
 }
 
 /**

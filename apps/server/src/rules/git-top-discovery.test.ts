@@ -99,3 +99,33 @@ describe('the workspace’s .git read as git reads it (found with git 2.39)', ()
     expect(await decisions(folder.workspace, READS)).toStrictEqual(all(READS, 'allow'));
   });
 });
+
+describe('a folder of the workspace that is itself a Git directory (a bare repository: an ordinary HEAD and commondir)', () => {
+  it('asks about reads of the larger repository’s tree from the workspace’s root, where git takes no path from the folder', async () => {
+    await using folder = await outerRepository(false);
+    await writeFile(path.join(folder.workspace, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(folder.workspace, 'commondir'), '../.git\n');
+    // `.` is the whole tree there, not a folder of the workspace.
+    const lines = ['git log -p .', 'git show HEAD .', 'git show HEAD:private/prod.env', 'git diff HEAD~1 HEAD'];
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'ask'));
+  });
+
+  it('asks about a blob of another repository a workspace in none names in its root commondir', async () => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'app');
+    await mkdir(workspace);
+    await gitDirectory(path.join(folder.path, 'other'));
+    const lines = ['git show HEAD:key', 'git log -p .'];
+    expect(await decisions(workspace, lines)).toStrictEqual(all(lines, 'allow'));
+    await writeFile(path.join(workspace, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(workspace, 'commondir'), `${path.join(folder.path, 'other', '.git')}\n`);
+    expect(await decisions(workspace, lines)).toStrictEqual(all(lines, 'ask'));
+  });
+
+  it('keeps judging a HEAD file with no objects or refs beside it as before: no Git directory', async () => {
+    await using folder = await outerRepository(true);
+    await writeFile(path.join(folder.workspace, 'HEAD'), 'ref: refs/heads/main\n');
+    const lines = ['git log -p .', 'git show HEAD:private/prod.env', 'git diff'];
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'allow'));
+  });
+});
