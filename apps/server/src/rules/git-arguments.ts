@@ -317,8 +317,11 @@ const TREE_READS = new Set([
   'diff', 'diff-files', 'diff-index', 'diff-tree', 'show', 'log', 'whatchanged', 'shortlog', 'blame', 'annotate', 'add',
   'ls-files', 'ls-tree', 'cat-file', 'status', 'checkout', 'restore', 'archive', 'format-patch',
 ]);
-/** Of those, the ones whose output without a pathspec is a diff of the whole work tree or commit. */
-const WHOLE_DIFFS = new Set(['diff', 'diff-files', 'diff-index', 'diff-tree', 'show', 'whatchanged']);
+/**
+ * Of those, the ones whose output without a pathspec is a diff of the whole work tree or commit (`format-patch` prints
+ * each commit's with `--stdout`, and writes it into a file of the workspace without).
+ */
+const WHOLE_DIFFS = new Set(['diff', 'diff-files', 'diff-index', 'diff-tree', 'show', 'whatchanged', 'format-patch']);
 /** Those that print a diff only when told to (`-p`, `--stat`, …: `LOG_QUIET_LONG` says which options do not). */
 const LOGS = new Set(['log', 'shortlog']);
 /** Those whose revisions may name a blob by its hash (`git show 8178c76d`), which a pathspec does not limit. */
@@ -350,7 +353,7 @@ const LOG_QUIET_LONG = [
   '--summary-only-never', '--count', '--numbered', '--email', '--sort', '--group',
 ];
 /** Options of the commands of `TREE_READS` known to take no value: a word after one may be a pathspec. */
-const NO_VALUE_FLAGS = ['-p', '-u', '--patch', '--stat', '--numstat', '--shortstat', '--name-only', '--name-status', '--raw', '--cached', '--staged', '--oneline', '--follow', '--graph', '--all', '-s', '--no-patch', '-A', '--all', '-u', '--update', '-v', '--verbose'];
+const NO_VALUE_FLAGS = ['-p', '-u', '--patch', '--stat', '--numstat', '--shortstat', '--name-only', '--name-status', '--raw', '--cached', '--staged', '--oneline', '--follow', '--graph', '--all', '-s', '--no-patch', '-A', '--all', '-u', '--update', '-v', '--verbose', '--stdout', '--root'];
 /** One-letter options of `log`, `show` and `shortlog` that print no file's content (`-n 5`, `-5`, `-i`, `-s` for show). */
 const LOG_QUIET_SHORT = 'niEFg0123456789sce';
 
@@ -435,12 +438,15 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
     if (revPath(value) !== undefined && !value.startsWith(':/')) blobs += 1;
     else if (/^[0-9a-f]{4,64}(?:[\^~].*)?$/i.test(value)) hashes = true;
   }
-  // The full diff of each commit whose change a pathspec matches.
-  if (words.some((word, at) => at >= start && word.kind === 'literal' && word.value === '--full-diff')) limited = false;
+  // The full diff of each commit whose change a pathspec matches; format-patch's `--range-diff` compares the two series'
+  // whole diffs, which the pathspec does not limit.
+  const whole = (value: string) => value === '--full-diff' || (command === 'format-patch' && abbreviates(value.split('=', 1)[0]!, '--range-diff'));
+  if (words.some((word, at) => at >= start && word.kind === 'literal' && whole(word.value))) limited = false;
   if (hashes && BLOB_READS.has(command)) return false;
   if (exact || limited) return true;
-  // Only blobs read by a path inside (`git show HEAD:app/x`, `git diff HEAD:a HEAD:b`): no diff of a commit.
-  if (revisions > 0 && blobs === revisions) return true;
+  // Only blobs read by a path inside (`git show HEAD:app/x`, `git diff HEAD:a HEAD:b`): no diff of a commit. Not so for
+  // format-patch, which takes a tree (`HEAD:app`) for the start of its range and prints every commit from the root.
+  if (revisions > 0 && blobs === revisions && REV_PATHS.has(command)) return true;
   if (command === 'show') return noPatch && !diffs;
   return !diffs && !WHOLE_DIFFS.has(command);
 }

@@ -221,6 +221,19 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await writeFile(path.join(own.workspace, 'HEAD'), '');
     expect(await decisions(own.workspace, lines)).toStrictEqual(all(lines, 'allow'));
   });
+  it('asks about git format-patch unless a pathspec inside limits it: it prints, or writes into the workspace, whole diffs', async () => {
+    await using folder = await outerRepository(false);
+    // `HEAD:app`, a tree, is taken for the start of the range: every commit from the root is printed. `--range-diff`
+    // compares the two series' whole diffs, past the pathspec (git 2.39).
+    const lines = [
+      'git format-patch -1 --stdout', 'git format-patch --root --stdout', 'git format-patch --stdout -1 HEAD', 'git format-patch -1',
+      'git format-patch -3 -o out', 'git format-patch --stdout HEAD:app', 'git format-patch -1 --stdout --range-diff=old -- .',
+    ];
+    const inside = ['git format-patch -1 --stdout -- .', 'git format-patch -3 --stdout readme', 'git format-patch -1 -o out -- src', 'git format-patch -1 --stdout --interdiff=old -- .'];
+    expect(await decisions(folder.workspace, [...lines, ...inside], ['git format-patch'])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+    await using own = await outerRepository(true);
+    expect(await decisions(own.workspace, lines, ['git format-patch'])).toStrictEqual(all(lines, 'allow'));
+  });
   it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
     await using folder = await outerRepository(false);
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
