@@ -103,4 +103,73 @@ describe('gitTopAboveWorkspace', () => {
     expect(found?.pathsFromTop).toBeUndefined();
     expect(found?.holds(path.join(sub, 'HEAD'))).toBe(true);
   });
+
+  // git sets a repository's work tree from its config's `core.worktree` (found in review, git 2.39): a repository
+  // inside the workspace whose work tree holds the larger repository reads its files as the larger one does.
+  describe('core.worktree', () => {
+    async function vendor(root: string, config: string): Promise<{ workspace: string; vendor: string; mono: string }> {
+      const { workspace } = await nested(root, false);
+      const folder = path.join(workspace, 'vendor');
+      await gitDirectory(folder);
+      await writeFile(path.join(folder, '.git', 'config'), config);
+      return { workspace, vendor: folder, mono: path.join(root, 'mono') };
+    }
+    const withWorktree = (worktree: string) => `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ${worktree}\n`;
+
+    it('takes a work tree that holds the workspace for a larger repository’s', async () => {
+      await using folder = await tempFolder();
+      const { workspace, vendor: from, mono } = await vendor(folder.path, withWorktree('../../..'));
+      const found = gitTopAboveWorkspace(workspace)(from);
+      expect(found?.top).toBe(mono);
+      expect(found?.pathsFromTop).toBeUndefined();
+      expect(gitTopAboveWorkspace(workspace)(path.join(from, 'deeper'))?.top).toBe(mono);
+    });
+
+    it('reads it from config.worktree with extensions.worktreeConfig', async () => {
+      await using folder = await tempFolder();
+      const { workspace, vendor: from, mono } = await vendor(folder.path, '[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n');
+      expect(gitTopAboveWorkspace(workspace)(from)).toBeUndefined();
+      await writeFile(path.join(from, '.git', 'config.worktree'), '[core]\n\tworktree = ../../..\n');
+      expect(gitTopAboveWorkspace(workspace)(from)?.top).toBe(mono);
+    });
+
+    it('reads paths from the top of a work tree the folder lies outside, or of a repository with core.bare', async () => {
+      await using folder = await tempFolder();
+      const elsewhere = path.join(folder.path, 'elsewhere');
+      await mkdir(elsewhere);
+      const { workspace, vendor: from } = await vendor(folder.path, withWorktree(elsewhere));
+      expect(gitTopAboveWorkspace(workspace)(from)).toMatchObject({ top: elsewhere, pathsFromTop: true });
+      await writeFile(path.join(from, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = true\n');
+      expect(gitTopAboveWorkspace(workspace)(from)).toMatchObject({ top: from, pathsFromTop: true });
+    });
+
+    it('keeps a work tree and repository inside the workspace for its own, and passes by what git does not read', async () => {
+      await using folder = await tempFolder();
+      const { workspace, vendor: from } = await vendor(folder.path, withWorktree('../../other'));
+      await mkdir(path.join(workspace, 'other'));
+      // The folder lies outside that work tree, but both it and the repository are the workspace's.
+      expect(gitTopAboveWorkspace(workspace)(from)).toBeUndefined();
+      // git reads core.worktree only from a config that sets core.repositoryformatversion.
+      await writeFile(path.join(from, '.git', 'config'), '[core]\n\tworktree = ../../..\n');
+      expect(gitTopAboveWorkspace(workspace)(from)).toBeUndefined();
+      await writeFile(path.join(from, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
+      expect(gitTopAboveWorkspace(workspace)(from)).toBeUndefined();
+    });
+
+    it('reads it for the workspace’s own repository, and not for a linked worktree’s but from config.worktree', async () => {
+      await using folder = await tempFolder();
+      const { workspace } = await nested(folder.path, true);
+      const mono = path.join(folder.path, 'mono');
+      // Relative to the Git directory: `app/.git/../..` is `mono`.
+      await writeFile(path.join(workspace, '.git', 'config'), withWorktree('../..'));
+      expect(gitTopAboveWorkspace(workspace)(workspace)?.top).toBe(mono);
+      // A gitfile to a linked worktree of the workspace's repository, whose common config names a work tree.
+      const linked = path.join(workspace, '.git', 'worktrees', 'sub');
+      await mkdir(linked, { recursive: true });
+      await writeFile(path.join(linked, 'HEAD'), 'ref: refs/heads/main\n');
+      await writeFile(path.join(linked, 'commondir'), '../..\n');
+      await writeFile(path.join(workspace, 'sub', '.git'), `gitdir: ${linked}\n`);
+      expect(gitTopAboveWorkspace(workspace)(path.join(workspace, 'sub'))).toBeUndefined();
+    });
+  });
 });

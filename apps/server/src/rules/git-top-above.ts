@@ -1,9 +1,10 @@
 import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readConfigFile, type ConfigSetting } from '../tools/git-config-file';
 
 /** The work tree git finds from a folder of the workspace when its top lies above the workspace (`PathFacts.gitTopAbove`). */
 export interface GitTopAbove {
-  /** Its top: a folder above the workspace, absolute (or, with `pathsFromTop`, any folder outside it). */
+  /** Its top: a folder above the workspace, absolute (with `pathsFromTop`, the folder git reads paths from, anywhere). */
   top: string;
   /**
    * Whether a file or folder is at an absolute path now: git takes a word before `--` that names one for a path,
@@ -12,7 +13,8 @@ export interface GitTopAbove {
   holds: (absolute: string) => boolean;
   /**
    * Set where git reads no path from the folder it runs in: it found a Git directory with no work tree (a bare
-   * repository: the folder, or one above it, is itself a Git directory). Every path and pathspec then names a file
+   * repository: the folder, or one above it, is itself a Git directory; or its config sets `core.bare`), or whose
+   * `core.worktree` the folder lies outside (`workTreeOf`). Every path and pathspec then names a file
    * from the top of the repository's tree (`.` is all of it, `src` its `src`), so none limits a read to the
    * workspace, and a `<rev>:<path>` names one of `top`. A rule covers no read of the tree, index or history there.
    */
@@ -32,7 +34,7 @@ export function gitTopAboveWorkspace(workspace: string): (folder: string | undef
     const inside = folder !== undefined && (folder === workspace || folder.startsWith(`${workspace}/`));
     const found = discover(inside ? folder : path.dirname(workspace));
     if (found === undefined) return undefined;
-    const judged = judge(found, workspace);
+    const judged = judge(found, inside ? folder : workspace, workspace);
     if (judged !== undefined || found.at === workspace || found.at.startsWith(`${workspace}/`)) return judged;
     // Above the workspace, a `.git` git dies on counts as the larger repository: it may be another by the time git runs.
     return larger(found.at);
@@ -43,6 +45,8 @@ export function gitTopAboveWorkspace(workspace: string): (folder: string | undef
 interface Found {
   /** The folder whose `.git` it is, or, for a bare one, the Git directory itself. */
   at: string;
+  /** The Git directory: `at`'s `.git`, the folder a gitfile there names, or `at` itself. */
+  gitDir: string;
   /** Its common directory (where its objects and refs are); undefined where git dies on what it found. */
   commonDir: string | undefined;
   /** Whether `at` is itself the Git directory: git then has no work tree. */
@@ -63,30 +67,107 @@ function discover(start: string): Found | undefined {
     const info = statOrUndefined(dotGit);
     if (info?.isFile() === true) {
       const target = gitfileTarget(dotGit);
-      return { at, commonDir: target === undefined ? undefined : isGitDirectory(target), bare: false };
+      return { at, gitDir: target ?? dotGit, commonDir: target === undefined ? undefined : isGitDirectory(target), bare: false };
     }
     const commonDir = info === undefined ? undefined : isGitDirectory(dotGit);
-    if (commonDir !== undefined) return { at, commonDir, bare: false };
+    if (commonDir !== undefined) return { at, gitDir: dotGit, commonDir, bare: false };
     const itself = isGitDirectory(at);
-    if (itself !== undefined) return { at, commonDir: itself, bare: true };
+    if (itself !== undefined) return { at, gitDir: at, commonDir: itself, bare: true };
     if (at === path.dirname(at)) return undefined;
   }
 }
 
 /**
- * `GitTopAbove` for what git found, or undefined where it reads nothing outside the workspace from there: its work tree
- * lies in the workspace and its repository is not the larger one's (the workspace's own, a nested one, a repository
- * elsewhere the workspace's `.git` names), or git dies on it. A repository with no work tree is read from its top:
- * the folder whose `.git` its common directory is (`mono` for `mono/.git`), or that directory itself.
+ * `GitTopAbove` for what git found from `folder`, or undefined where it reads nothing outside the workspace from there:
+ * its work tree lies in the workspace, and so does the folder, and its repository is not the larger one's (the
+ * workspace's own, a nested one, a repository elsewhere the workspace's `.git` names), or git dies on it. A work tree
+ * that holds the workspace (`core.worktree = ../../..` in a repository inside it, which `git add -A` then fills with the
+ * larger repository's files) is read as a larger repository's. With no work tree, or one the folder lies outside, git
+ * reads paths from the top (`pathsFromTop`): the work tree's, or with none the folder whose `.git` the common directory
+ * is (`mono` for `mono/.git`), or that directory itself.
  */
-function judge(found: Found, workspace: string): GitTopAbove | undefined {
-  if (found.commonDir === undefined) return undefined;
-  if (found.bare) return fromTop(topOf(found.commonDir));
-  const inside = found.at === workspace || found.at.startsWith(`${workspace}/`);
-  if (!inside) return larger(found.at);
+function judge(found: Found, folder: string, workspace: string): GitTopAbove | undefined {
+  const { commonDir } = found;
+  if (commonDir === undefined) return undefined;
+  const set = workTreeOf(found);
+  if (set === 'unknown' || set === 'none') return fromTop(topOf(commonDir));
+  const { tree } = set;
+  const within = (file: string) => [workspace, realOrSame(workspace)].some((top) => file === top || file.startsWith(`${top}/`));
+  if (tree !== found.at) {
+    const here = realOrSame(folder);
+    if (here !== tree && !here.startsWith(`${tree === '/' ? '' : tree}/`)) return within(tree) && within(realOrSame(commonDir)) ? undefined : fromTop(tree);
+    if (!within(tree)) return larger(tree);
+  } else if (!within(tree)) return larger(tree);
   // A `.git` inside whose repository is the larger one's (`gitdir: ../.git`, a worktree of it) reads its history.
-  const above = aboveWorkspace(found.commonDir, workspace);
+  const above = aboveWorkspace(commonDir, workspace);
   return above === undefined ? undefined : larger(above);
+}
+
+/** A config larger than this counts as one that may say anything. */
+const MAX_CONFIG_BYTES = 256 * 1024;
+
+/**
+ * The work tree git sets up for what it found, as git 2.39's `check_repository_format_gently` and
+ * `setup_discovered_git_dir`, `setup_bare_git_dir` and `setup_explicit_git_dir` (setup.c) do: `core.worktree` (a path
+ * relative to the Git directory, links followed) or, with `core.bare`, none, as the common directory's `config` sets
+ * them, or the Git directory's `config.worktree` with `extensions.worktreeConfig`; both read only from a config that
+ * sets `core.repositoryformatversion`, and not for a linked worktree (a Git directory with a `commondir`) but from
+ * `config.worktree`. Otherwise `found.at`, or none for a bare repository. `unknown` for a config git may read otherwise
+ * (a link, one too large, a key with no value or a value git dies on) or a `core.worktree` not there now.
+ */
+function workTreeOf(found: Found): { tree: string } | 'none' | 'unknown' {
+  const common = configOf(path.join(found.commonDir ?? found.gitDir, 'config'));
+  if (common === 'unknown') return 'unknown';
+  let settings = common;
+  let own = !existsSync(path.join(found.gitDir, 'commondir'));
+  if (!common.some((setting) => isKey(setting, 'core', 'repositoryformatversion'))) settings = [];
+  else {
+    const perWorktree = lastBoolean(common, 'extensions', 'worktreeconfig');
+    if (perWorktree === 'unknown') return 'unknown';
+    if (perWorktree === true) {
+      const worktree = configOf(path.join(found.gitDir, 'config.worktree'));
+      if (worktree === 'unknown') return 'unknown';
+      settings = [...common, ...worktree];
+      own = true;
+    }
+  }
+  const bare = own ? lastBoolean(settings, 'core', 'bare') : false;
+  const named = own ? settings.filter((setting) => isKey(setting, 'core', 'worktree')).at(-1) : undefined;
+  if (bare === 'unknown' || (named !== undefined && named.value === undefined)) return 'unknown';
+  if (named?.value !== undefined) {
+    if (bare === true) return 'none';
+    try {
+      return { tree: realpathSync(path.resolve(realpathSync(found.gitDir), named.value)) };
+    } catch {
+      return 'unknown';
+    }
+  }
+  return found.bare || bare === true ? 'none' : { tree: found.at };
+}
+
+/** A Git config's settings (`readConfigFile`), none where there is no file, `unknown` where it cannot be read as git would. */
+function configOf(file: string): ConfigSetting[] | 'unknown' {
+  try {
+    lstatSync(file);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : 'unknown';
+  }
+  return readConfigFile(file, MAX_CONFIG_BYTES)?.settings ?? 'unknown';
+}
+
+function isKey(setting: ConfigSetting, section: string, key: string): boolean {
+  return setting.section === section && !setting.subsection && setting.key === key;
+}
+
+/** The last value of a key, read as git's `git_config_bool` reads it; undefined for none, `unknown` where git dies on it. */
+function lastBoolean(settings: readonly ConfigSetting[], section: string, key: string): boolean | undefined | 'unknown' {
+  const last = settings.filter((setting) => isKey(setting, section, key)).at(-1);
+  if (last === undefined) return undefined;
+  if (last.value === undefined) return true;
+  const value = last.value.toLowerCase();
+  if (['true', 'yes', 'on'].includes(value)) return true;
+  if (['', 'false', 'no', 'off'].includes(value)) return false;
+  return /^-?\d+$/.test(value) ? Number(value) !== 0 : 'unknown';
 }
 
 function larger(top: string): GitTopAbove {

@@ -129,3 +129,33 @@ describe('a folder of the workspace that is itself a Git directory (a bare repos
     expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'allow'));
   });
 });
+
+describe('a repository whose core.worktree holds the workspace: git reads the larger repository’s files', () => {
+  const lines = ['cd vendor && git diff --cached', 'cd vendor && git show :private/prod.env', 'cd vendor && git add -A'];
+
+  it('asks about reads of the whole work tree and of paths from its top, from a repository inside the workspace', async () => {
+    await using folder = await outerRepository(false);
+    const vendor = path.join(folder.workspace, 'vendor');
+    await gitDirectory(vendor);
+    // As `git init vendor && git -C vendor config core.worktree ../../..` writes it.
+    await writeFile(path.join(vendor, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ../../..\n');
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'ask'));
+  });
+
+  it('asks the same of the workspace’s own repository', async () => {
+    await using folder = await outerRepository(true);
+    await writeFile(path.join(folder.workspace, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tworktree = ../..\n');
+    expect(await decisions(folder.workspace, [...READS, 'git show :private/prod.env'])).toStrictEqual(all([...READS, 'git show :private/prod.env'], 'ask'));
+  });
+
+  it('keeps allowing them where git reads no core.worktree, or none is set', async () => {
+    await using folder = await outerRepository(false);
+    const vendor = path.join(folder.workspace, 'vendor');
+    await gitDirectory(vendor);
+    await writeFile(path.join(vendor, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'allow'));
+    // Without core.repositoryformatversion git does not read core.worktree (checked with git 2.39).
+    await writeFile(path.join(vendor, '.git', 'config'), '[core]\n\tworktree = ../../..\n');
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'allow'));
+  });
+});
