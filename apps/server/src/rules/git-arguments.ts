@@ -326,6 +326,11 @@ const WHOLE_DIFFS = new Set(['diff', 'diff-files', 'diff-index', 'diff-tree', 's
 const LOGS = new Set(['log', 'shortlog']);
 /** Those whose revisions may name a blob by its hash (`git show 8178c76d`), which a pathspec does not limit. */
 const BLOB_READS = new Set(['diff', 'diff-tree', 'show', 'cat-file', 'archive']);
+/**
+ * `git cat-file`'s options that read the objects' names from its input (`echo HEAD:x | git cat-file --batch`) or take
+ * every object (`--batch-all-objects`): no word of the line limits what it prints.
+ */
+const CAT_FILE_BATCHES = ['--batch', '--batch-check', '--batch-command', '--batch-all-objects'];
 /** Where a `<rev>:<path>` operand is read as one (`git show HEAD:x`): not a message or a pathspec of `add` or `status`. */
 const REV_PATHS = new Set(['diff', 'diff-tree', 'diff-index', 'show', 'log', 'whatchanged', 'blame', 'annotate', 'ls-tree', 'cat-file', 'checkout', 'restore', 'archive']);
 /**
@@ -363,7 +368,7 @@ const LOG_QUIET_SHORT = 'niEFg0123456789sce';
  * workspace, from where git runs (`../private`) or from the top (`HEAD:private/x`, `:/private`, `:(top)private`,
  * `:0:private/x`); and no read of the whole work tree or commit prints the diff or content of files outside it
  * (`git diff`, `git log -p`, `git show`, `git diff -- ':!x'`, `git status -v`, `git add -A`, `git add ':!x'`, a hash that may be a
- * blob's), unless a pathspec inside limits it. `git log` without a diff (commit messages), `git status` (names),
+ * blob's, `git cat-file --batch`), unless a pathspec inside limits it. `git log` without a diff (commit messages), `git status` (names),
  * `git ls-files` and `git grep` (the folder git runs in, by default) stay covered. A word before `--` counts as a
  * pathspec that limits the read only when no `--` follows it (git then reads every word before one as a revision:
  * `git show HEAD --` with a file `HEAD` in the workspace shows the whole commit; without `--` git refuses a word that
@@ -381,6 +386,7 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
   let revisions = 0;
   let blobs = 0;
   let hashes = false;
+  let batch = false;
   for (let index = start; index < words.length; index += 1) {
     const word = words[index]!;
     if (!ended && isOption(word)) {
@@ -393,6 +399,7 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
       const takesNext = !value.includes('=') && ((LOG_VALUES_TAKEN.has(command) && LOG_VALUES.includes(written)) || (COUNT_N_TAKEN.has(command) && value === '-n'));
       if (command === 'status' && statusVerbose(written)) diffs = true;
       if (command === 'add') diffs = true;
+      if (command === 'cat-file' && CAT_FILE_BATCHES.some((option) => abbreviates(written, option))) batch = true;
       if (written === '--no-patch' || value === '-s') noPatch = true;
       if (LOGS.has(command) || command === 'show') {
         const quiet = value.startsWith('--') ? LOG_QUIET_LONG.includes(written) : [...value.slice(1)].every((letter) => LOG_QUIET_SHORT.includes(letter));
@@ -442,7 +449,7 @@ function treeReadCovered(command: string, words: readonly ShellWord[], start: nu
   // whole diffs, which the pathspec does not limit.
   const whole = (value: string) => value === '--full-diff' || (command === 'format-patch' && abbreviates(value.split('=', 1)[0]!, '--range-diff'));
   if (words.some((word, at) => at >= start && word.kind === 'literal' && whole(word.value))) limited = false;
-  if (hashes && BLOB_READS.has(command)) return false;
+  if ((hashes && BLOB_READS.has(command)) || batch) return false;
   if (exact || limited) return true;
   // Only blobs read by a path inside (`git show HEAD:app/x`, `git diff HEAD:a HEAD:b`): no diff of a commit. Not so for
   // format-patch, which takes a tree (`HEAD:app`) for the start of its range and prints every commit from the root.

@@ -234,6 +234,19 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await using own = await outerRepository(true);
     expect(await decisions(own.workspace, lines, ['git format-patch'])).toStrictEqual(all(lines, 'allow'));
   });
+  it('asks about git cat-file with a batch option: the names come from its input, or are every object, none from the line', async () => {
+    await using folder = await outerRepository(false);
+    const lines = [
+      'git cat-file --batch-all-objects --batch', 'git cat-file --batch --batch-all-objects', "git cat-file --batch-a '--batch=%(objectname)'",
+      'echo HEAD:private/prod.env | git cat-file --batch', 'echo HEAD:private/prod.env | git cat-file --batch-check',
+      'echo contents HEAD:private/prod.env | git cat-file --batch-command', 'echo HEAD:app/readme | git cat-file --batch',
+    ];
+    const inside = ['git cat-file -p HEAD:app/readme', 'git cat-file -t HEAD', 'echo HEAD:app/readme | git cat-file --textconv HEAD:app/readme'];
+    const rules = ['git cat-file', 'echo'];
+    expect(await decisions(folder.workspace, [...lines, ...inside], rules)).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+    await using own = await outerRepository(true);
+    expect(await decisions(own.workspace, lines, rules)).toStrictEqual(all(lines, 'allow'));
+  });
   it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
     await using folder = await outerRepository(false);
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
