@@ -248,6 +248,7 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (command.value === 'init' && !initCovered(words, index + 1, untrusted)) return false;
   if (above !== undefined && TREE_READS.has(command.value) && !treeReadCovered(command.value, words, index + 1, untrusted, here, above, exact)) return false;
   if (above !== undefined && command.value === 'commit' && !exact && commitPrintsDiff(words, index + 1)) return false;
+  if (above !== undefined && command.value === 'stash' && !exact && stashPrintsDiff(words, index + 1)) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, here);
@@ -495,6 +496,49 @@ function commitPrintsDiff(words: readonly ShellWord[], start: number): boolean {
   }
   return dryRun && verbose;
 }
+/** `git stash show`'s options that print the names of the stash's files and counts only, as its default `--stat` does. */
+const STASH_SHOW_NAMES = [
+  '--stat', '--numstat', '--shortstat', '--name-only', '--name-status', '--summary', '--compact-summary', '--dirstat',
+  '--include-untracked', '--only-untracked', '--no-include-untracked',
+];
+
+/**
+ * Whether `git stash` (its words from `start` on, after `stash`) prints a stash's diff or the work tree's hunks: a
+ * stash holds changes of the whole work tree, and `show` and `list` take no pathspec to limit them (git 2.39). `show`
+ * prints a patch with `-p`, `-U1`, `--word-diff` …: any option but those of `STASH_SHOW_NAMES` and `-u` counts;
+ * `list` hands its options to `git log`, judged as the log's (`LOG_QUIET_LONG`), where `-c` prints the diff of a
+ * stash, which is a merge; `push` (also bare, or `save`) with `--patch` prints each hunk before it reads an answer, from
+ * closed input too. A word the shell computes may be such an option. A `-c stash.showPatch` before `stash` is asked
+ * about as any `-c` on the line is.
+ */
+function stashPrintsDiff(words: readonly ShellWord[], start: number): boolean {
+  const first = words[start];
+  const named = first?.kind === 'literal' && !first.value.startsWith('-');
+  const subcommand = named ? first.value : 'push';
+  if (!['show', 'list', 'push', 'save'].includes(subcommand)) return false;
+  const rest = words.slice(named ? start + 1 : start);
+  for (const [at, word] of rest.entries()) {
+    const before = rest[at - 1];
+    // `-m`'s message (`push -m "$msg"`) is no option.
+    const message = before?.kind === 'literal' && ['-m', '--message'].includes(before.value);
+    if (word.kind !== 'literal') {
+      if (message) continue;
+      return true;
+    }
+    const value = word.value;
+    if (value === '--') return false;
+    if (!value.startsWith('-') || value === '-' || message) continue;
+    const written = value.split('=', 1)[0]!;
+    const long = value.startsWith('--');
+    if (subcommand === 'show' && (long ? !STASH_SHOW_NAMES.includes(written) : [...value.slice(1)].some((letter) => letter !== 'u'))) return true;
+    if (subcommand === 'list' && (long ? !LOG_QUIET_LONG.includes(written) : [...value.slice(1)].some((letter) => letter === 'c' || !LOG_QUIET_SHORT.includes(letter)))) return true;
+    if (subcommand === 'push' || subcommand === 'save') {
+      if (long ? abbreviates(written, '--patch') : /^-[^m]*p/.test(value)) return true;
+    }
+  }
+  return false;
+}
+
 /** `git commit`'s one-letter options that take a value, the rest of their group or the next word. */
 const COMMIT_SHORT_VALUES = 'FtmCcSu';
 

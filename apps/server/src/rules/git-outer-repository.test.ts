@@ -247,6 +247,26 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await using own = await outerRepository(true);
     expect(await decisions(own.workspace, lines, rules)).toStrictEqual(all(lines, 'allow'));
   });
+  it('asks about git stash when it prints a stash’s patch, or hunks: a stash holds changes of the whole work tree', async () => {
+    await using folder = await outerRepository(false);
+    // `git stash show` and `list` take no pathspec (git 2.39); `list` runs `git log`, whose `-c` prints the stash's
+    // diff (a merge); `-c stash.showPatch` makes a patch `show`'s default; `push -p` prints each hunk before it reads.
+    const lines = [
+      'git stash show -p', 'git stash show --patch', 'git stash show -p stash@{0}', 'git stash show -u -p', 'git stash show --include-untracked -p',
+      'git stash show --only-untracked --patch', 'git stash show -U1', 'git stash show --word-diff', 'git stash list -p', 'git stash list -c',
+      'git stash list --stat', 'git -c stash.showPatch=true stash show', 'git -c Stash.ShowPatch stash show stash@{1}', 'git stash -p',
+      'git stash push -p', 'git stash push --patch -m x', 'git stash save -p',
+    ];
+    const inside = [
+      'git stash', 'git stash show', 'git stash show stash@{1}', 'git stash show --stat', 'git stash show -u', 'git stash show --name-only --include-untracked',
+      'git stash list', 'git stash list --oneline', 'git stash push -m p', 'git stash push -mp', 'git stash apply', 'git stash pop',
+    ];
+    expect(await decisions(folder.workspace, [...lines, ...inside], ['git stash', 'git'])).toStrictEqual({ ...all(lines, 'ask'), ...all(inside, 'allow') });
+    // A `-c` on a git line is asked about in any workspace (`git -c x.y=1 status` too), and so is one after `stash list`.
+    const ownLines = lines.filter((line) => !line.includes(' -c'));
+    await using own = await outerRepository(true);
+    expect(await decisions(own.workspace, ownLines, ['git stash', 'git'])).toStrictEqual(all(ownLines, 'allow'));
+  });
   it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
     await using folder = await outerRepository(false);
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
