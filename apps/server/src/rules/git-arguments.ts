@@ -207,8 +207,9 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * only `show` and `get-url`, not `add` or `set-url`, which point a remote somewhere else; `init` makes no repository
  * others may write (`--shared`, `initCovered`); and where the workspace lies in a larger repository
  * (`PathFacts.gitTopAbove`), `show`, `log`, `diff`, `blame`, `add`, `ls-files` … read no file outside the workspace,
- * by a path, a top-relative `<rev>:<path>` or pathspec, or a diff of the whole work tree (`treeReadCovered`); `exact`,
- * the rule names the whole call. Options git's tables here do not know make every operand be judged as the repository.
+ * by a path, a top-relative `<rev>:<path>` or pathspec, or a diff of the whole work tree (`treeReadCovered`, and
+ * `commitPrintsDiff`, `stashPrintsDiff`, `range-diff`); `exact`, the rule names the whole call. Options git's
+ * tables here do not know make every operand be judged as the repository.
  */
 export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}, exact = false): boolean {
   const untrusted = (index: number) => index >= trusted;
@@ -249,6 +250,8 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (above !== undefined && TREE_READS.has(command.value) && !treeReadCovered(command.value, words, index + 1, untrusted, here, above, exact)) return false;
   if (above !== undefined && command.value === 'commit' && !exact && commitPrintsDiff(words, index + 1)) return false;
   if (above !== undefined && command.value === 'stash' && !exact && stashPrintsDiff(words, index + 1)) return false;
+  // `range-diff` prints the diffs of both series whole: git 2.39 takes a pathspec after `--` and does not limit them.
+  if (above !== undefined && command.value === 'range-diff' && !exact) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, here);

@@ -267,6 +267,13 @@ describe('git in a workspace that lies in a larger repository: nothing of the wo
     await using own = await outerRepository(true);
     expect(await decisions(own.workspace, ownLines, ['git stash', 'git'])).toStrictEqual(all(ownLines, 'allow'));
   });
+  it('asks about git range-diff under a rule for git: it prints both series’ diffs whole, past a pathspec (git 2.39)', async () => {
+    await using folder = await outerRepository(false);
+    const lines = ['git range-diff old~1..old HEAD~2..HEAD~1', 'git range-diff main...side -- .', 'git range-diff HEAD~3 HEAD~1 HEAD'];
+    expect(await decisions(folder.workspace, lines, ['git'])).toStrictEqual(all(lines, 'ask'));
+    await using own = await outerRepository(true);
+    expect(await decisions(own.workspace, lines, ['git'])).toStrictEqual(all(lines, 'allow'));
+  });
   it('asks about git add given only pathspecs that exclude: it adds everything else, of the whole work tree', async () => {
     await using folder = await outerRepository(false);
     const lines = ["git add ':!x'", "git add ':(exclude)src'", "git add ':^src'", "git add -- ':!readme'", "git add ':!readme' ':^src'"];
