@@ -245,6 +245,9 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, here))) return false;
   // Where the work tree's top lies above the workspace, git reads from there what the workspace does not hold.
   const above = here.gitTopAbove?.(here.fileSystemChanged === true ? undefined : (here.folder ?? here.workspace));
+  // A repository with no work tree (a folder that is itself a Git directory), or one whose work tree the folder lies
+  // outside, reads every path from the top of its tree: no pathspec keeps a read inside (`cd sub && git log -p -- .`).
+  if (above?.pathsFromTop === true && (TREE_READS.has(command.value) || ['grep', 'stash', 'range-diff'].includes(command.value))) return false;
   if (command.value === 'grep' && !grepCovered(words, index + 1, untrusted, here, above)) return false;
   if (command.value === 'init' && !initCovered(words, index + 1, untrusted)) return false;
   if (above !== undefined && TREE_READS.has(command.value) && !treeReadCovered(command.value, words, index + 1, untrusted, here, above, exact)) return false;

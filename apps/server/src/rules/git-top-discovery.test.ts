@@ -122,6 +122,15 @@ describe('a folder of the workspace that is itself a Git directory (a bare repos
     expect(await decisions(workspace, lines)).toStrictEqual(all(lines, 'ask'));
   });
 
+  it('asks about reads a pathspec limits there too: git takes it from the top of the larger repository’s tree', async () => {
+    await using folder = await outerRepository(false);
+    await writeFile(path.join(folder.workspace, 'sub', 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(folder.workspace, 'sub', 'commondir'), '../../.git\n');
+    // Found with git 2.39: each printed a file outside the workspace, `.` and `readme` being paths from the top of mono.
+    const lines = ['cd sub && git log -p -- .', 'cd sub && git show HEAD -- .', 'cd sub && git diff HEAD~1 HEAD -- readme'];
+    expect(await decisions(folder.workspace, lines)).toStrictEqual(all(lines, 'ask'));
+  });
+
   it('keeps judging a HEAD file with no objects or refs beside it as before: no Git directory', async () => {
     await using folder = await outerRepository(true);
     await writeFile(path.join(folder.workspace, 'HEAD'), 'ref: refs/heads/main\n');
