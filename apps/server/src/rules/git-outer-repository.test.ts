@@ -1,21 +1,12 @@
-import { GIT_PREFIX_SUBCOMMANDS, MemoryStore } from '@airlock/api';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCommandLine } from './command-line-reader';
-import { RuleBook } from './rule-book';
-import { recordingTerminal } from './test-chat';
+import { all, decisions, gitDirectory } from './git-test-layouts';
 import { tempFolder, type TempFolder } from '../tools/test-support';
 
 // The command reader's worker loads the grammar once per file, here rather than inside a test's own time.
 beforeAll(() => readCommandLine('true'));
-
-/** A Git directory as git tells one: `HEAD`, `objects`, `refs`. */
-async function gitDirectory(folder: string): Promise<void> {
-  await mkdir(path.join(folder, '.git', 'objects'), { recursive: true });
-  await mkdir(path.join(folder, '.git', 'refs'), { recursive: true });
-  await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-}
 
 /**
  * A repository `mono` whose folder `app` is the workspace, beside `private` (a changed `prod.env`, an untracked
@@ -35,23 +26,6 @@ async function outerRepository(own: boolean): Promise<TempFolder & { workspace: 
   await writeFile(path.join(mono, 'private', 'new.env'), 'NEW=1\n');
   return { ...folder, workspace };
 }
-
-/** What the rule book decides for each line under the prefix rules "Always allow" proposes for git, and one for `git`. */
-async function decisions(workspace: string, lines: readonly string[], extra: readonly string[] = []): Promise<Record<string, string>> {
-  const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
-  for (const tokens of [...[...GIT_PREFIX_SUBCOMMANDS].map((name) => ['git', name]), ...extra.map((line) => line.split(' '))]) {
-    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
-  }
-  const found: Record<string, string> = {};
-  for (const command of lines) {
-    const verdict = await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command } }, recordingTerminal([]));
-    found[command] = verdict?.effect ?? 'none';
-  }
-  return found;
-}
-
-/** Each line with the same verdict, so that a failure names every line that differs. */
-const all = (lines: readonly string[], verdict: string) => Object.fromEntries(lines.map((line) => [line, verdict]));
 
 /** Lines that read files of the whole work tree, or name one outside the workspace: git finds `mono`'s repository. */
 const READS_OUTSIDE = [

@@ -1,21 +1,12 @@
-import { GIT_PREFIX_SUBCOMMANDS, MemoryStore } from '@airlock/api';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCommandLine } from './command-line-reader';
-import { RuleBook } from './rule-book';
-import { recordingTerminal } from './test-chat';
+import { all, decisions as judgedUnder, gitDirectory } from './git-test-layouts';
 import { tempFolder, type TempFolder } from '../tools/test-support';
 
 // The command reader's worker loads the grammar once per file, here rather than inside a test's own time.
 beforeAll(() => readCommandLine('true'));
-
-/** A Git directory as git tells one: `HEAD`, `objects`, `refs`. */
-async function gitDirectory(folder: string): Promise<void> {
-  await mkdir(path.join(folder, '.git', 'objects'), { recursive: true });
-  await mkdir(path.join(folder, '.git', 'refs'), { recursive: true });
-  await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-}
 
 /**
  * A repository `mono` whose folder `app` is the workspace, beside `private/prod.env`; with `own`, the workspace has a
@@ -35,21 +26,7 @@ async function outerRepository(own: boolean): Promise<TempFolder & { workspace: 
 }
 
 /** What the rule book decides for each line under the prefix rules "Always allow" proposes for git, and `cd`. */
-async function decisions(workspace: string, lines: readonly string[]): Promise<Record<string, string>> {
-  const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
-  for (const tokens of [...[...GIT_PREFIX_SUBCOMMANDS].map((name) => ['git', name]), ['cd']]) {
-    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
-  }
-  const found: Record<string, string> = {};
-  for (const command of lines) {
-    const verdict = await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command } }, recordingTerminal([]));
-    found[command] = verdict?.effect ?? 'none';
-  }
-  return found;
-}
-
-/** Each line with the same verdict, so that a failure names every line that differs. */
-const all = (lines: readonly string[], verdict: string) => Object.fromEntries(lines.map((line) => [line, verdict]));
+const decisions = (workspace: string, lines: readonly string[]) => judgedUnder(workspace, lines, ['cd']);
 
 /** Lines that print the larger repository's `private/prod.env` when git finds its repository. */
 const READS = ['git diff', 'git show HEAD:private/prod.env'];
