@@ -1,3 +1,5 @@
+import { untilAborted } from '../until-aborted';
+
 /**
  * `send`, stopped by its request's `signal` until the last byte of the answer, whatever the garbage collector does.
  *
@@ -23,24 +25,6 @@ export function stoppableFetch<Input>(send: (input: Input, init?: RequestInit) =
     return new Response(stoppableBody(response.body, signal), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
-
-/** `promise`'s value, or the signal's reason thrown at its abort if that comes first. */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  let onAbort!: () => void;
-  const aborted = new Promise<typeof ABORTED>((resolve) => {
-    onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    const first = await Promise.race([promise, aborted]);
-    if (first === ABORTED) signal.throwIfAborted();
-    return first as T;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
-const ABORTED = Symbol('aborted');
 
 /** `body` read through, failing with the signal's reason at its abort (and `body` cancelled then), read or not. */
 function stoppableBody(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {

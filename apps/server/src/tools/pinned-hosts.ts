@@ -1,5 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { untilAborted } from '../until-aborted';
 import { isLoopbackAddress } from './public-address';
 
 /** Resolves a host name into all its addresses. */
@@ -39,7 +40,7 @@ export class PinnedHosts {
   async pin(url: URL, signal: AbortSignal): Promise<RefusedHost | undefined> {
     const hostname = url.hostname.toLowerCase();
     if (isIP(bareHost(hostname)) !== 0 || this.#pins.has(hostname)) return undefined;
-    const addresses = await abortable(this.lookupHost(hostname), signal);
+    const addresses = await untilAborted(this.lookupHost(hostname), signal);
     if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
     // `localhost` names this machine plainly, so it may lead to its loopback, and only there: glibc sends
     // `name.localhost` to DNS, where a hosts file, a search domain or a hostile server can answer any address.
@@ -72,23 +73,4 @@ function bareHost(hostname: string): string {
 function isLocalhost(hostname: string): boolean {
   const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
   return name === 'localhost' || name.endsWith('.localhost');
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settle = () => signal.removeEventListener('abort', onAbort);
-    void promise.then(
-      (value) => {
-        settle();
-        resolve(value);
-      },
-      (error: Error) => {
-        settle();
-        reject(error);
-      },
-    );
-  });
 }
