@@ -46,3 +46,21 @@ describe('an exact grant of a value too long to lay out at once', () => {
     expect(panel.querySelector('.value-cut')).toBeNull();
   });
 });
+
+// Found in review: the arguments were drawn `name: value, name: value`, so a grant of the string "false" read as the
+// boolean, and a string holding `, other: x` as a second argument.
+describe('an exact grant of several arguments', () => {
+  const grant = (args: Record<string, unknown>): Grant => ({ grantId: 'grant_1', sessionId: 'chat_1', toolName: 'mcp_files__sync', arguments: args, createdAt: 1_000 });
+  const rows = (panel: HTMLElement) => [...panel.querySelectorAll('.grant-args .grant-arg')].map((row) => row.textContent);
+
+  it('draws each argument on a row of its own, so a value cannot read as another argument', async () => {
+    const panel = await panelWith([grant({ folder: 'docs, dry_run: true', overwrite: 'no' })]);
+    expect(rows(panel)).toStrictEqual(['folder: docs, dry_run: true', 'overwrite: no']);
+  });
+
+  it('labels a string that reads as JSON, and a value that is not a string, with its type, as the card does', async () => {
+    const panel = await panelWith([grant({ dry_run: 'false', limit: 5, force: false, note: 'plain' })]);
+    expect(rows(panel)).toStrictEqual(['dry_run (text): false', 'limit (number): 5', 'force (boolean): false', 'note: plain']);
+    expect([...panel.querySelectorAll('.grant-args .value-type')].map((label) => label.getAttribute('data-type'))).toStrictEqual(['text', 'number', 'boolean']);
+  });
+});

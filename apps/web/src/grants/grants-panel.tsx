@@ -1,4 +1,4 @@
-import { Fragment, useMemo } from 'react';
+import { useMemo } from 'react';
 import { visibleArguments } from '@airlock/core';
 import { VisibleTextView } from '../chat/tool-arguments';
 import type { Grant } from '../lib/api-types';
@@ -34,7 +34,11 @@ export function GrantsPanel({ sessionId, enabled }: { sessionId: string; enabled
   );
 }
 
-/** An exact grant's values, each drawn up to the card's bound: a value of 99,000 marked escapes laid out whole froze the tab. */
+/**
+ * An exact grant's values, each drawn up to the card's bound (a value of 99,000 marked escapes laid out whole froze the
+ * tab), each argument on a row of its own and labelled with its type where the card labels it: drawn `name: value,
+ * name: value`, a string holding `, dry_run: true` read as a second argument, and the string "false" as the boolean.
+ */
 function GrantScope({ grant }: { grant: Grant }) {
   const shown = useMemo(() => (grant.arguments === null ? null : visibleArguments(grant.toolName, grant.arguments)), [grant.toolName, grant.arguments]);
   if (shown === null) return <span className="muted">any call</span>;
@@ -44,15 +48,24 @@ function GrantScope({ grant }: { grant: Grant }) {
       only exactly{' '}
       <code className="grant-args visible-value">
         {parts.map((argument, index) => (
-          <Fragment key={index}>
-            {index > 0 && ', '}
+          <span key={index} className="grant-arg">
             {(shown.code === null || index > 0) && (
               <>
-                <VisibleTextView text={argument.name} blanks />:{' '}
+                <VisibleTextView text={argument.name} blanks />
+                {argument.typeLabel !== null && (
+                  <>
+                    {' ('}
+                    <span className="value-type" data-type={argument.typeLabel}>
+                      {argument.typeLabel}
+                    </span>
+                    {')'}
+                  </>
+                )}
+                :{' '}
               </>
             )}
             <VisibleTextView text={argument.value} blanks />
-          </Fragment>
+          </span>
         ))}
       </code>
     </span>
