@@ -101,6 +101,21 @@ describe('renderEditedArguments', () => {
     ]);
   });
 
+  // Found in review: bash ran the lines of an MCP process's input, drawn as an echo of a quoted string with no warning.
+  it("shows the characters outside ASCII of an MCP tool's string of several lines as escapes, a line break running as ; does", () => {
+    const lines = renderToolCall(start('dc__interact_with_process', { pid: 4242, input: 'echo \u05D9\ntouch PWNED_NEWLINE\n\u05D9' }), plainStyle, { columns: 200 });
+    expect(lines).toStrictEqual([
+      '⏺ dc__interact_with_process',
+      '  pid (number):',
+      '    │ 4242',
+      '  input (3 lines):',
+      '    │ echo \\u{5D9}',
+      '    │ touch PWNED_NEWLINE',
+      '    │ \\u{5D9}',
+      '  ⚠ 2 characters outside ASCII in the code shown as \\u{…}: what runs contains them, and a letter outside ASCII may be drawn like a quote or other syntax it is not',
+    ]);
+  });
+
   // Found by an outside probe: write_file to `ran\u2024log` read `path: ran․log`, with no warning, and wrote another file.
   it('shows a character drawn like . / : or - in a path as an escape, and warns', () => {
     const lines = renderToolCall(start('write_file', { path: 'ran\u2024log', content: 'x' }), plainStyle, { columns: 200 });

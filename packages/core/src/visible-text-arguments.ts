@@ -122,19 +122,35 @@ const CODE_ARGUMENTS = new Map<string, { key: string; label: string; language: '
 
 /**
  * A file a later call runs as a program or reads commands from, by its name: a source file of a language that runs or
- * compiles (`.sh`, `.py`, `.go`, `.rs`, `.tsx` …), a file a build or an editor runs commands from (`Makefile`,
- * `Gemfile`, `Vagrantfile`, `build.rs`, `.vscode/tasks.json`, a CI workflow …), a shell's or tool's start-up file
- * (any dotfile ending in `rc`, `profile`, `env`, `login`, `logout`, `aliases` or `functions`: `.bash_aliases`,
- * `.zshenv`, `.zlogin`, `.npmrc`), and a Git hook or config.
+ * compiles (`.sh`, `.py`, `.go`, `.rs`, `.tsx` …), a file a build, a container, a task runner, a hook manager, CI or
+ * an editor runs commands from (`Makefile` and `Makefile.local`, `Gemfile`, `build.rs`, `Dockerfile.dev` and
+ * `app.Dockerfile`, `compose.override.yaml`, `mise.toml`, `deno.json`, `lefthook.yml`, a GitHub action or workflow,
+ * `.vscode/`, `.zed/` or `.idea/` at any depth …), pip's requirements and constraints (which hold options that run a
+ * build), a shell's or tool's start-up file (any dotfile ending in `rc`, `profile`, `env`, `login`, `logout`,
+ * `aliases` or `functions`: `.bash_aliases`, `.zshenv`, `.envrc`, `.npmrc`; and `.env.local`, `.yarnrc.yml`), and a
+ * Git hook or config. Not whole, and need not be: a file it misses is read by `PROSE_NAME` and `mayRun` instead.
  */
 const SCRIPT_NAME_PARTS = [
-  String.raw`\.(?:sh|bash|zsh|ksh|csh|tcsh|fish|command|py|pyw|pyi|pl|pm|t|rb|rake|gemspec|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|php|lua|tcl|r|jl|go|rs|c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|groovy|gradle|scala|sc|swift|cs|fs|fsx|vb|vbs|ex|exs|erl|hs|ml|clj|cljs|dart|nim|zig|el|vim|nix|sql|ps1|psm1|psd1|bat|cmd|mk|cmake|awk|sed|applescript|scpt|desktop|service|timer)`,
-  String.raw`(?:^|\/)(?:GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|Rakefile|Gemfile|Vagrantfile|Brewfile|Podfile|Fastfile|Guardfile|Capfile|Berksfile|Procfile|Jenkinsfile|Tiltfile|Earthfile|Snakefile|SConstruct|SConscript|BUILD|BUILD\.bazel|WORKSPACE|MODULE\.bazel|meson\.build|CMakeLists\.txt|build\.rs|package\.json|composer\.json|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Cargo\.toml|\.gitconfig|\.gitattributes|\.gitmodules|config|\.pre-commit-config\.ya?ml|\.gitlab-ci\.ya?ml|docker-compose\.ya?ml|compose\.ya?ml|Taskfile\.ya?ml)`,
+  String.raw`\.(?:sh|bash|zsh|ksh|csh|tcsh|fish|command|py|pyw|pyi|pl|pm|t|rb|rake|gemspec|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|php|lua|tcl|r|jl|go|rs|c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|groovy|gradle|scala|sc|swift|cs|fs|fsx|vb|vbs|ex|exs|erl|hs|ml|clj|cljs|dart|nim|zig|el|vim|nix|sql|ps1|psm1|psd1|bat|cmd|mk|mak|just|cmake|awk|sed|applescript|scpt|desktop|service|timer|dockerfile|containerfile)`,
+  String.raw`(?:^|\/)(?:(?:GNUmakefile|makefile|Dockerfile|Containerfile|Procfile)(?:\.[^/]*)?|Justfile|Rakefile|Gemfile|Vagrantfile|Brewfile|Podfile|Fastfile|Guardfile|Capfile|Berksfile|Jenkinsfile|Tiltfile|Earthfile|Snakefile|SConstruct|SConscript|BUILD|BUILD\.bazel|WORKSPACE|MODULE\.bazel|meson\.build|CMakeLists\.txt|build\.rs|package\.(?:json|json5|ya?ml)|composer\.json|deno\.jsonc?|bunfig\.toml|pnpm-workspace\.ya?ml|\.yarnrc\.ya?ml|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Cargo\.toml|\.?mise(?:\.[^/]*)?\.toml|(?:requirements|constraints)[^/]*\.txt|requirements[^/]*\.in|\.gitconfig(?:\.[^/]*)?|\.gitattributes|\.gitmodules|config|\.env\.[^/]+|\.pre-commit-(?:config|hooks)\.ya?ml|\.?lefthook(?:-local)?\.(?:ya?ml|toml|jsonc?)|action\.ya?ml|\.gitlab-ci\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|bitbucket-pipelines\.ya?ml|\.drone\.ya?ml|\.?appveyor\.ya?ml|\.woodpecker\.ya?ml|\.gitpod\.ya?ml|(?:docker-)?compose(?:[.-][^/]*)?\.ya?ml|Taskfile(?:\.dist)?\.ya?ml)`,
   String.raw`(?:^|\/)\.[\w.-]*(?:rc|profile|env|login|logout|aliases|functions)`,
-  String.raw`(?:^|\/)\.(?:vscode|devcontainer|cargo)\/[^/]+`,
-  String.raw`(?:^|\/)\.(?:github\/workflows|circleci|husky|git\/hooks)\/[^/]+`,
+  String.raw`(?:^|\/)\.(?:github\/workflows|git\/hooks)\/[^/]+`,
+  String.raw`(?:^|\/)requirements\/[^/]+\.(?:txt|in)`,
 ];
 const SCRIPT_NAME = new RegExp(`(?:${SCRIPT_NAME_PARTS.map((part) => `(?:${part})`).join('|')})$`, 'i');
+/**
+ * Folders whose every file, at any depth, an editor, a hook manager, a task runner or CI reads commands from or runs
+ * (a resolved path has no empty part, so a folder followed by `/` holds the file). Each part of a path is read once:
+ * a pattern `.+` crossing folders from each of them would take time growing as the square of a long path's length.
+ */
+const SCRIPT_FOLDER = /(?:^|\/)(?:\.(?:vscode|devcontainer|cargo|zed|idea|husky|githooks|lefthook(?:-local)?|circleci|woodpecker|buildkite|github\/actions)|\.?mise(?:-tasks)?)\//i;
+/** Folders whose YAML files, at any depth, CI reads (a GitHub action, a GitLab CI include). */
+const CI_FOLDER = /(?:^|\/)\.(?:github|gitlab)\//i;
+const YAML_NAME = /\.ya?ml$/i;
+
+function scriptName(name: string): boolean {
+  return SCRIPT_NAME.test(name) || SCRIPT_FOLDER.test(name) || (YAML_NAME.test(name) && CI_FOLDER.test(name));
+}
 
 /** Airlock's own tools, whose arguments it knows: what runs is their code (`CODE_ARGUMENTS`) or a program `write_file` writes. */
 const BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['terminal', 'python', 'write_file', 'read_file', 'list_directory', 'web_fetch']);
@@ -209,16 +225,43 @@ const NAMES_BEFORE_A_USE: ReadonlySet<string> = new Set([
  * ASCII a shell or another language reads as syntax that runs, calls or chains something: `$(`, `${`, `$x`, a
  * backquote, `;`, `|`, `&`, `<`, `>`, and the brackets and `=` of a call, a list or an assignment (Python or
  * JavaScript in an argument named `source` or `cell`: `[י:=0, __import__("os").system("…"), י]` draws as a list of
- * one string). Text in a script other than Latin or CJK around them is shown as codes, and offered for review.
+ * one string); a line break between two lines chains them as `;` does (`holdsCodeSyntax`). Text in a script other
+ * than Latin or CJK beside any of them is shown as codes, and offered for review.
  */
 const CODE_SYNTAX = /\$[({A-Za-z_]|[`;|&<>()[\]{}=]/;
+/** A line break: a shell, Python or JavaScript (which breaks lines at U+2028 and U+2029 too) chains lines as `;` does. */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /**
- * Whether `write_file` writes a program a later call may run (by its name, or a first line `#!`): its text is then
- * shown as code, every character outside ASCII escaped.
+ * Whether a value holds syntax that runs: `CODE_SYNTAX`, or a line break between two of its lines that are not blank
+ * (found in review: an MCP process's `input` of `echo י`, `touch PWNED_NEWLINE`, `י` drew as an echo of a quoted string
+ * of three lines, and bash ran `touch`). A line break before or after the only line chains nothing.
  */
-function writesScript(target: unknown, content: string): boolean {
-  return content.startsWith('#!') || content.startsWith('\uFEFF#!') || (typeof target === 'string' && SCRIPT_NAME.test(resolvedName(target.trimEnd())));
+function holdsCodeSyntax(text: string): boolean {
+  return CODE_SYNTAX.test(text) || LINE_BREAK.test(text.trim());
+}
+
+/**
+ * Files of prose that nothing runs, by their ending (`requirements.txt` and `CMakeLists.txt`, named as programs, are
+ * read as such first). TeX (`\write18`) and MDX (JSX) run code, and are not among them.
+ */
+const PROSE_NAME = /\.(?:md|markdown|txt|rst|adoc|asciidoc|org|csv|tsv|po|pot|srt|vtt)$/i;
+
+/**
+ * What `write_file` writes, for how its text is shown. `script`: a program a later call may run (by its name, or a
+ * first line `#!`), shown as code, every character outside ASCII escaped. `prose`: a file of prose that nothing runs,
+ * shown as written. `other`: any other file, read as an MCP tool's argument is (`mayRun`): when its text holds syntax
+ * that runs, every character outside ASCII but Latin letters and CJK shows its code. The names of programs are never
+ * all listed (each review found a file a later run reads commands from that the list missed: a compose override, an
+ * action, `mise.toml`), so what is not known as prose is not taken for it. The cost, as for MCP arguments: Cyrillic,
+ * Greek or Hebrew text in a YAML or JSON file is shown as codes, and such a call is offered for review.
+ */
+function writtenFile(target: unknown, content: string): 'script' | 'prose' | 'other' {
+  if (content.startsWith('#!') || content.startsWith('\uFEFF#!')) return 'script';
+  if (typeof target !== 'string') return 'other';
+  const name = resolvedName(target.trimEnd());
+  if (scriptName(name)) return 'script';
+  return PROSE_NAME.test(name) ? 'prose' : 'other';
 }
 
 /**
@@ -256,8 +299,9 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
     if (code !== undefined && codeArgument === null && name === code.key && typeof value === 'string') {
       codeArgument = { label: code.label, language: code.language, argument: visibleArgument(name, value, { code: true, marks }) };
     } else {
-      const script = toolName === 'write_file' && name === 'content' && typeof value === 'string' && writesScript(args.path, value);
-      others.push(visibleArgument(name, value, { code: script, mayRun: !BUILT_IN_TOOLS.has(toolName), marks, quote: options.quoteJsonLikeText === true }));
+      const written = toolName === 'write_file' && name === 'content' && typeof value === 'string' ? writtenFile(args.path, value) : null;
+      const mayRun = !BUILT_IN_TOOLS.has(toolName) || written === 'other';
+      others.push(visibleArgument(name, value, { code: written === 'script', mayRun, marks, quote: options.quoteJsonLikeText === true }));
     }
   }
   const all = codeArgument === null ? others : [codeArgument.argument, ...others];
@@ -305,8 +349,9 @@ function pathText(names: readonly string[]): string {
 
 /**
  * `code`: the value is the code the tool runs, shown with every character outside ASCII escaped. `mayRun`: the tool
- * is not one of Airlock's, so a value named like code or holding shell syntax may run as it is (`mayRun` of
- * toVisibleText). `marks`: what the tool's declared names say of the name and of those inside the value.
+ * is not one of Airlock's, or the value is the text `write_file` writes to a file not known as a program or as prose,
+ * so a value named like code or holding syntax that runs may run as it is (`mayRun` of toVisibleText). `marks`:
+ * what the tool's declared names say of the name and of those inside the value.
  */
 function visibleArgument(
   name: string,
@@ -316,7 +361,7 @@ function visibleArgument(
   const type = argumentType(value);
   const typeLabel = typeof value !== 'string' ? type : readsAsJson(value) ? 'text' : null;
   const text = typeof value !== 'string' ? jsonText(value, '') : quoted && typeLabel === 'text' ? quote(value) : value;
-  const runs = mayRun && !code && (namedAsCode(name) || CODE_SYNTAX.test(text));
+  const runs = mayRun && !code && (namedAsCode(name) || holdsCodeSyntax(text));
   const everyLine = namedAsName(name);
   const visible = toVisibleText(text, { code, mayRun: runs, syntax: true, nfc: typeof value === 'string' || everyLine, everyLine });
   return { name: visibleName(name), value: visible, format: type === 'text' ? 'text' : 'json', type, typeLabel, ...marks };
