@@ -15,8 +15,8 @@ import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
 import { hostLayout } from './host-layout';
-import { inotifyBudget } from './inotify-budget';
-import { canStage, limitedNamespaceCommand, userInotifyLimits, type InotifyLimits } from './namespace-limits';
+import { countBudget } from './count-budget';
+import { canStage, hostCounts, limitedNamespaceCommand, type CallCounts } from './namespace-limits';
 import { DEFAULT_TMPFS_MIB } from './tmpfs-size';
 import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
@@ -30,8 +30,8 @@ export interface BubblewrapSandbox {
   maxOpenFiles?: number;
   /**
    * Absolute path of `unshare`, to start bubblewrap in a user namespace that bounds the call's inotify instances and
-   * watches, and the files of its /tmp and /dev/shm (see limitedNamespaceCommand). Default none: bubblewrap starts as it
-   * is, and they are not bounded.
+   * watches, fanotify groups and marks, POSIX message queues and pseudo-terminals, and the files of its /tmp and
+   * /dev/shm (see limitedNamespaceCommand). Default none: bubblewrap starts as it is, and they are not bounded.
    */
   unshare?: string;
   /**
@@ -64,8 +64,9 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it, and a watchdog
  * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap. The shell that starts the
  * command first limits the processes the call may run, and runs nothing when it cannot. With `unshare`, bubblewrap
- * starts in a user namespace that bounds the call's inotify instances and watches (its part of what calls at once may
- * hold: see InotifyBudget), and the files its /tmp and /dev/shm may hold (see limitedNamespaceCommand).
+ * starts in a user namespace that bounds the call's inotify instances and watches, fanotify groups and marks, POSIX
+ * message queues and pseudo-terminals (its part of what calls at once may hold: see CountBudget), and the files its /tmp
+ * and /dev/shm may hold (see limitedNamespaceCommand).
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
@@ -78,15 +79,15 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   let gitMask: GitPathsMask | undefined;
   const emptySources: number[] = [];
   let watched;
-  let inotify: InotifyLimits | undefined;
+  let counts: CallCounts | undefined;
   const giveBack = () => {
-    if (inotify !== undefined) inotifyBudget.release(inotify);
+    if (counts !== undefined) countBudget.release(counts);
   };
   // Everything that can throw (descriptors running out included) lies in here: the guards are closed, and the mask
-  // and the call's inotify limits released, whatever happens, else maskedNow would take paths for another call's
+  // and the call's counts released, whatever happens, else maskedNow would take paths for another call's
   // mount points for good, and the budget would count what no call holds.
   try {
-    inotify = sandbox.unshare === undefined ? undefined : inotifyBudget.take(userInotifyLimits());
+    counts = sandbox.unshare === undefined ? undefined : countBudget.take(hostCounts());
     gitMask = maskMissingGitPaths(missingGitPaths(sandbox.policy.workspace), guards);
     // bubblewrap copies an empty file from each of these (/dev/null, read to its end at once) onto a masked file.
     for (const masked of gitMask?.paths ?? []) if (!masked.folder) emptySources.push(openSync('/dev/null', 'r'));
@@ -102,9 +103,9 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
     };
     const host = hostLayout();
-    const namespace = sandbox.unshare === undefined || inotify === undefined ? undefined : { unshare: sandbox.unshare, limits: inotify };
+    const namespace = sandbox.unshare === undefined || counts === undefined ? undefined : { unshare: sandbox.unshare, limits: counts };
     const ipcLimited = namespace !== undefined && sandbox.ipcUnbounded !== true;
-    const limitedPolicy: SandboxPolicy = ipcLimited ? { ...policy, ipcNamespaceGiven: true } : policy;
+    const limitedPolicy: SandboxPolicy = { ...policy, ...(ipcLimited ? { ipcNamespaceGiven: true } : {}), ...(namespace === undefined ? {} : { ptysGiven: true }) };
     const unstaged = bubblewrapArgs(limitedPolicy, host);
     const staged = namespace !== undefined && tmpfsBytes !== undefined && canStage(unstaged);
     const args = [...(staged ? bubblewrapArgs({ ...limitedPolicy, stagedTmpfs: true }, host) : unstaged), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];

@@ -18,10 +18,11 @@ const REFUSED = 'unshare: write failed /proc/self/uid_map: Operation not permitt
 describe.skipIf(skip !== undefined)(`where the namespace around bubblewrap cannot bound a call${skip === undefined ? '' : ` (skipped: ${skip})`}`, () => {
   const sandbox = real.available ? { available: true, bwrap: real.bwrap, ...(real.unsizedTmpfs ? { unsizedTmpfs: true } : {}) } : {};
   const consequence =
-    'Warning: tool calls’ inotify instances and watches, the number of files in their /tmp and /dev/shm, and their System V shared memory, ' +
-    'message queues and semaphores are not bounded here, so one call you allow can hold every inotify watch this user may have while it runs ' +
-    '(this server’s and your editors’ file watching then fail), and take gigabytes of memory in empty files, shared memory and message ' +
-    'queues. The cause: ';
+    'Warning: tool calls’ inotify instances and watches, fanotify groups and marks, POSIX message queues, pseudo-terminals, the number of ' +
+    'files in their /tmp and /dev/shm, and their System V shared memory, message queues and semaphores are not bounded here, so one call ' +
+    'you allow can hold every inotify watch, fanotify group and POSIX message queue this user may have while it runs (this server’s and ' +
+    'your editors’ file watching then fail) and every pseudo-terminal other calls and containers take theirs from, and take gigabytes of memory in empty ' +
+    'files, shared memory and message queues. The cause: ';
 
   /** An `unshare` that fails as one does under AppArmor's restriction, saying two lines. */
   async function failingUnshare(folder: string): Promise<string> {

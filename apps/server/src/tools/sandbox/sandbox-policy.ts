@@ -49,6 +49,12 @@ export interface SandboxPolicy {
    * then makes none, and the call stays in that one. Default false: bubblewrap makes one, with the kernel's defaults.
    */
   ipcNamespaceGiven?: boolean;
+  /**
+   * Whether the namespace bubblewrap starts in has mounted a devpts of the call's own over /dev/pts, of a bounded number
+   * of pseudo-terminals (see limitedNamespaceCommand): bubblewrap binds it over the call's, to which /dev/ptmx leads.
+   * Default false: the call has bubblewrap's, which has no bound.
+   */
+  ptysGiven?: boolean;
 }
 
 type Mount = { path: string; args: string[] };
@@ -109,6 +115,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
     '/',
     '--dev',
     '/dev',
+    // With devices: a nodev bind's /dev/pts/ptmx cannot be opened.
+    ...(policy.ptysGiven === true ? ['--dev-bind', '/dev/pts', '/dev/pts'] : []),
     ...(policy.stagedTmpfs === true ? ['--bind', STAGED_SHM, '/dev/shm'] : [...sized(policy.tmpfsBytes), '--tmpfs', '/dev/shm']),
     '--remount-ro',
     '/dev',
