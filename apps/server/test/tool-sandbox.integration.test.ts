@@ -831,7 +831,7 @@ describe('the inotify instances and watches sandboxed calls can hold at once', (
         // Half the user's in all: without the bound, each held an eighth of the instances, all of them between them.
         expect(sum(0)).toBeLessThanOrEqual(Math.floor(instances / 2));
         expect(sum(1)).toBeLessThanOrEqual(Math.floor(watches / 2));
-        // The first holds an eighth, as a call alone does (how the others share the rest: inotify-budget.test.ts).
+        // The first holds an eighth, as a call alone does (how the others share the rest: count-budget.test.ts).
         expect(held[0]![0]).toBe(inotifyLimits({ instances, watches })!.instances);
         // The person's programs, as the server's user on this machine, meanwhile.
         const outside = spawnSync('python3', ['-c', oneWatch], { cwd: server.workspace, env: { PATH: TOOL_PATH }, encoding: 'utf8', ...user });
