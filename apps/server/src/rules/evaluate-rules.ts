@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, isExactOnlyProgram, matchHost } from '@airlock/api';
 import { realProgramName } from './program-real-name';
-import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, isWorkspaceProgram, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, isWorkspaceProgram, runsProjectCode, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
@@ -389,7 +389,8 @@ function unique(rules: readonly Rule[]): Rule[] {
  * before it name (where, with `leadsInside`, its relative paths are looked up). The commands a line shows run in its
  * order (a loop or a function is not seen through); a `cd` in a pipeline or in the background changes no folder for
  * the rest, but is counted as though it did. A command after it that may run while it runs (in its pipeline, or after it when it runs in the
- * background: `SimpleCommand.alongsideUntil`) counts for `fileSystemChanged` as one before it does.
+ * background: `SimpleCommand.alongsideUntil`) counts for `fileSystemChanged` as one before it does, and for
+ * `changedByProjectCode` when each such command runs code of the project's (`runsProjectCode`).
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
   const { leadsInside, leadsUnderGit, holdsLinkOut, seen, pathsAsNow } = paths;
@@ -397,17 +398,20 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
   const facts: LineFacts[] = [];
   let left = false;
   let changed = false;
+  let changedOtherwise = false;
   let folder = context.workspace;
   const changes = commands.map(changesFileSystem);
+  const otherChanges = commands.map((command, index) => changes[index] === true && !runsProjectCode(command));
   const gitTopAbove = context.gitTopAbove ?? (context.leadsInside === undefined ? undefined : gitTopAboveWorkspace(context.workspace));
   for (const [index, command] of commands.entries()) {
     // Those that run while it runs count as well as those before it: `pytest t | …`, `pytest t & rm -rf t; ln -s …`.
     const alongside = changes.slice(index + 1, command.alongsideUntil ?? index + 1).some(Boolean);
+    const byProjectCode = !changedOtherwise && !otherChanges.slice(index + 1, command.alongsideUntil ?? index + 1).some(Boolean);
     const here: PathFacts = {
       workspace: context.workspace,
       ...(context.walks === undefined ? {} : { walks: context.walks }),
       leftWorkspace: left,
-      ...((changed || alongside) && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
+      ...((changed || alongside) && pathsAsNow !== true ? { fileSystemChanged: true, ...(byProjectCode ? { changedByProjectCode: true } : {}) } : {}),
       ...(changed || alongside ? { changedBefore: true } : {}),
       folder,
       ...(leadsInside === undefined ? {} : { leadsInside }),
@@ -423,6 +427,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       else seen({ kind: 'moved', text: command.words.map(wordText).join(' ') }, index);
     } else if (next?.folder !== undefined) folder = next.folder;
     if (changes[index] === true) changed = true;
+    if (otherChanges[index] === true) changedOtherwise = true;
   }
   return facts;
 }

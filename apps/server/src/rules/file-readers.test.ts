@@ -1,12 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isExactOnlyCommand } from '@airlock/api';
+import { isExactOnlyCommand, MemoryStore } from '@airlock/api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempFolder } from '../tools/test-support';
 import { readCommandLine } from './command-line-reader';
 import { commandPathInside } from './command-path-inside';
 import { evaluateRules } from './evaluate-rules';
 import { context, prefix, SESSION, terminal } from './rule-fixtures';
+import { RuleBook } from './rule-book';
+import { recordingTerminal } from './test-chat';
 
 beforeAll(() => readCommandLine('true'));
 
@@ -527,5 +530,109 @@ describe('a program that prints the files it reads, named one outside the worksp
     it('says which word leads out', async () => {
       expect(await evaluateRules(terminal('date -f ~/secret'), covered, context)).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '~/secret' } });
     });
+  });
+});
+
+// `tar -xf vendor.tar && cat link`, the archive holding `link -> ~/.ssh/id_rsa`: the rules "Always allow" proposes for
+// `tar -xf vendor.tar` and `cat README.md` covered the line, its operands judged as the file system is before the line
+// runs, and cat printed the key (found in review). tar -x, unzip, cp -a, mv, a checkout leave links no rule saw, and
+// cannot print a file themselves.
+describe('a program that prints the files it is named, after a command on the line that may have changed the file system (found in review)', () => {
+  it('the rules proposed for `tar -xf vendor.tar` and `cat README.md` do not cover `tar -xf vendor.tar && cat link`', async () => {
+    await using root = await tempFolder();
+    const workspace = path.join(root.path, 'ws');
+    const staging = path.join(root.path, 'staging');
+    await mkdir(workspace);
+    await mkdir(staging);
+    await writeFile(path.join(root.path, 'id_rsa'), 'PRIVATE KEY\n');
+    await writeFile(path.join(workspace, 'README.md'), 'hi\n');
+    await symlink(path.join(root.path, 'id_rsa'), path.join(staging, 'link'));
+    execFileSync('tar', ['-cf', path.join(workspace, 'vendor.tar'), 'link'], { cwd: staging });
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    const tool = recordingTerminal([]);
+    const proposed = [];
+    for (const command of ['tar -xf vendor.tar', 'cat README.md']) {
+      const { draft } = await rules.propose(SESSION, { toolName: 'terminal', arguments: { command } }, 'workspace', tool);
+      proposed.push(draft.match);
+      await rules.add(draft);
+    }
+    expect(proposed).toStrictEqual([
+      { kind: 'command-prefix', tokens: ['tar', '-xf', 'vendor.tar'], exact: true },
+      { kind: 'command-prefix', tokens: ['cat'], exact: false },
+    ]);
+    const evaluate = async (command: string) => (await rules.evaluate(SESSION, { id: 'c', name: 'terminal', arguments: { command } }, tool))?.effect;
+    for (const line of ['tar -xf vendor.tar && cat link', 'tar -xf vendor.tar; cat link', 'tar -xf vendor.tar | cat link']) expect(await evaluate(line), line).toBe('ask');
+    expect(await evaluate('tar -xf vendor.tar && cat README.md')).toBe('ask');
+    expect(await evaluate('cat README.md')).toBe('allow');
+    expect(await evaluate('tar -xf vendor.tar')).toBe('allow');
+  });
+
+  const rules = [
+    ...['tar -xf vendor.tar', './build.sh'].map((line) => prefix(line, { exact: true })),
+    ...['unzip', 'cp', 'mv', 'git checkout', 'cat', 'head', 'tail', 'grep', 'diff', 'dd', 'date', 'wc', 'ls', 'npm test', 'npm run build', 'make test', 'pytest', 'cargo test', 'go test'].map((words) => prefix(words)),
+  ];
+  const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each([
+    'tar -xf vendor.tar && cat link',
+    'tar -xf vendor.tar; cat link',
+    'tar -xf vendor.tar | cat link',
+    'unzip x.zip && cat link',
+    'tar -xf vendor.tar && head link',
+    'tar -xf vendor.tar && tail -n 5 link',
+    'tar -xf vendor.tar && grep -r . link',
+    'tar -xf vendor.tar && grep -r key src',
+    'tar -xf vendor.tar && diff a/notes c/notes',
+    'tar -xf vendor.tar && dd if=link',
+    'cp -a vendor/. . && cat link',
+    'mv vendor/link . && cat link',
+    'git checkout other && cat link',
+    // The options of the programs covered wherever that print a file they read.
+    'tar -xf vendor.tar && date -f link',
+    'tar -xf vendor.tar && wc --files0-from=link',
+    // One that runs while it does: in its pipeline, or after it in the background.
+    'cat link | tar -xf vendor.tar',
+    'cat link & tar -xf vendor.tar',
+    // A command that runs code of the project's could have read the file itself; tar after it could not.
+    'npm test && tar -xf vendor.tar && cat link',
+    'npm test; cat link | tar -xf vendor.tar',
+  ])('asks about %j (allowed before)', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  it.each([
+    'cat a.txt && cat b.txt',
+    'grep x a.txt | head',
+    'ls && cat README.md',
+    // A command that runs code of the project's (a test runner, a make target, a package script, a program of the
+    // workspace) could have read and printed any file itself: what is printed after it is judged as it is now.
+    'npm test 2>&1 | tail -n 20',
+    'npm test && cat log',
+    'npm run build && head -n 5 dist/out.txt',
+    'make test && cat out.txt',
+    'pytest | grep passed',
+    'cargo test 2>&1 | tail -n 20',
+    'go test ./... | grep FAIL',
+    './build.sh && wc --files0-from=list',
+  ])('allows %j', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+});
+
+// A rule for tee covered `echo x | tee ~/.bashrc`: tee reads nothing it is named, but writes there, as dd's `of=`
+// does (found in review).
+describe('tee, which writes the files it is named', () => {
+  const rules = ['tee', 'echo'].map((words) => prefix(words));
+  const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each(['echo x | tee ~/.bashrc', 'echo x | tee /home/me/.profile', 'echo x | tee -a ../other/log', 'echo x | tee -- -x/../../../etc/x', 'echo x | tee "$X"'])(
+    'asks about %j (allowed before)',
+    async (command) => {
+      expect(await decide(command)).toBe('ask');
+    },
+  );
+
+  it.each(['echo x | tee log.txt', 'echo x | tee -a out/log /dev/stderr', 'echo x | tee /dev/null', 'echo x | tee'])('allows %j', async (command) => {
+    expect(await decide(command)).toBe('allow');
   });
 });

@@ -1,6 +1,6 @@
 import { sourceMayLeadAway } from './copy-sources';
 import { readsNameList, sevenZipSwitchPath } from './file-name-lists';
-import type { PathFacts } from './outside-workspace';
+import { pathsAsFound, type PathFacts } from './outside-workspace';
 import { printingOptionMayReadAway } from './printing-options';
 import { shortOptionPaths, shortOptionValuesOf } from './short-option-files';
 import type { ShellWord } from './shell-word';
@@ -11,6 +11,7 @@ import type { ShellWord } from './shell-word';
  * `ls`, `wc`, `du`, `date`, `stat` and the checksums show names, sizes, times and hashes only, and stay covered wherever
  * but for their options that print a file they read (`date -f`, `wc --files0-from`: `printing-options.ts`). sed, awk and their
  * kin are not here: they run what their script says (`e`, `system()`), so an allow rule for one names the whole call.
+ * uniq, xxd and ptx also write an output operand (`output-operands.ts`).
  */
 const FILE_READERS = new Set([
   'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'pr', 'fold', 'fmt', 'cut', 'paste', 'column', 'expand', 'unexpand', 'rev',
@@ -123,21 +124,28 @@ const ASSIGNED_FILES: ReadonlyMap<string, readonly string[]> = new Map([['dd', [
 const HARMLESS_OUTPUTS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 /**
+ * Programs that read none of the files they are named but write each (`tee ~/.bashrc`; found in review), and whose
+ * options take no value: an operand must lie inside, as dd's `of=` (`HARMLESS_OUTPUTS` aside).
+ */
+const WRITERS = new Set(['tee']);
+
+/**
  * Whether a program that prints the files it is named may read one outside the workspace (`cat ~/.ssh/id_rsa`,
  * `grep -r key ~/.aws`, `head ../other/.env`): a rule for it covers what it reads in the workspace, as the file tools
  * read there only, while the sandbox lets a call read what the server's user can. Judged on the words past the rule's
  * own (`words`), each as a copy's source is (a plain glob by its folder), one that starts with a dash too (the value
  * of the option before it), and the value of a `--name=value` option too, and that of a short option that names a
- * file (`short-option-files.ts`); a word that may become any text may become such a path.
+ * file (`short-option-files.ts`); a word that may become any text may become such a path. Each is judged as the
+ * line will find it: after a command on the line that may have left a link no rule saw (`tar -xf vendor.tar && cat
+ * link`), as one that may lead anywhere (`pathsAsFound`). A writer's files (`WRITERS`) are judged alike.
  */
 export function fileReaderMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const assigned = ASSIGNED_FILES.get(name);
   const unquoted = (word: ShellWord) => (word.kind === 'literal' ? word.value : word.text.replace(/["']/g, ''));
-  if (!FILE_READERS.has(name) && assigned === undefined) return words.some((word) => readsNameList(name, unquoted(word))) || printingOptionMayReadAway(name, words, facts);
-  // Paths as they are now: a command before it on the line that may have changed the file system (`npm test | tail
-  // -n 20`) ran under its own rule, and could have read the file itself; its words are often no path at all.
-  const asNow = { ...facts, fileSystemChanged: false };
-  if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asNow)));
+  if (!FILE_READERS.has(name) && assigned === undefined && !WRITERS.has(name)) return words.some((word) => readsNameList(name, unquoted(word))) || printingOptionMayReadAway(name, words, facts);
+  const asFound = pathsAsFound(facts);
+  if (WRITERS.has(name)) return writtenMayLeadAway(words, asFound);
+  if (assigned !== undefined) return words.some((word) => facts.anything(word) || assigned.some((operand) => assignedMayLeadAway(word, operand, asFound)));
   if (words.some((word) => readsNameList(name, unquoted(word)))) return true;
   if (SOURCE_PRINTERS.has(name) && words.some((word) => (word.kind === 'literal' ? printsSources(word.value) : mayBecomeOption(word.text)))) return true;
   if (name === 'yq' && words.some((word) => YQ_READS_MORE.test(unquoted(word)) || YQ_SPLITS.test(unquoted(word)))) return true;
@@ -145,19 +153,29 @@ export function fileReaderMayReadAway(name: string, words: readonly ShellWord[],
   // A file a short option names, attached (`pygmentize -o/home/me/.bashrc`, `grep -rf/x`; found in review).
   const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (name === 'highlight' && highlightLoadsDefinition(literal)) return true;
-  if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asNow))) return true;
+  if (shortOptionPaths(name, literal).some((value) => sourceMayLeadAway({ kind: 'literal', value }, asFound))) return true;
   return words.some((word) => {
     if (facts.anything(word)) return true;
     // Every word is judged as a path, one that starts with a dash too: an operand after `--` (`cat --
     // -x/../../../etc/shadow`), or the value of the option before it, which takes the next word whatever it starts with
     // (`xmllint --output -x/../../out.xml`, `grep --file -/../../x`; found in review).
-    if (sourceMayLeadAway(word, asNow)) return true;
+    if (sourceMayLeadAway(word, asFound)) return true;
     if (word.kind !== 'literal' || !word.value.startsWith('-')) return false;
     const switchPath = sevenZipSwitchPath(name, word.value);
-    if (switchPath !== undefined) return sourceMayLeadAway({ kind: 'literal', value: switchPath }, asNow);
+    if (switchPath !== undefined) return sourceMayLeadAway({ kind: 'literal', value: switchPath }, asFound);
     const equals = word.value.indexOf('=');
-    return equals !== -1 && sourceMayLeadAway({ kind: 'literal', value: word.value.slice(equals + 1) }, asNow);
-  }) || (SECTION_FILES.has(name) && words.some((word) => word.kind === 'literal' && sectionFileMayLeadAway(word.value, asNow)));
+    return equals !== -1 && sourceMayLeadAway({ kind: 'literal', value: word.value.slice(equals + 1) }, asFound);
+  }) || (SECTION_FILES.has(name) && words.some((word) => word.kind === 'literal' && sectionFileMayLeadAway(word.value, asFound)));
+}
+
+/** Whether a file a writer (`WRITERS`) is named may lie outside the workspace: each word but its options before `--`. */
+function writtenMayLeadAway(words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
+  const end = words.findIndex((word) => word.kind === 'literal' && word.value === '--');
+  return words.some((word, index) => {
+    if (facts.anything(word)) return true;
+    if (word.kind === 'literal' && (HARMLESS_OUTPUTS.has(word.value) || (word.value.startsWith('-') && (end === -1 || index <= end)))) return false;
+    return sourceMayLeadAway(word, facts);
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sourceMayLeadAway } from './copy-sources';
-import { mayBeFolder, seenOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
+import { mayBeFolder, pathsAsFound, seenOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
 import { shortValueLetters } from './short-option-files';
 import type { ShellWord } from './shell-word';
 
@@ -164,8 +164,8 @@ const COMPARERS: ReadonlyMap<string, Comparer> = new Map([
  * the folder `--from-file`/`--to-file` names (checked with GNU diffutils 3.8: `diff -r a b`, `diff a b`, `diff a/notes
  * b` and `sdiff a b` printed `outside/secret` through `b/notes -> ../../outside/secret`; found in review): with
  * `-r`, every folder below them (`every`), without it their own entries (`own`). After a command on the line that may change the file
- * system, a call with `-r` is asked about, as `grep -R` is; one without is judged by the folders as they are now, as
- * `cat` judges the files it is named.
+ * system, a call with `-r` is asked about, as `grep -R` is; one without is judged as `cat` judges the files it is
+ * named (`pathsAsFound`).
  */
 function comparedFoldersMayHoldLinkOut(comparer: Comparer, words: readonly ShellWord[], text: readonly (string | undefined)[], facts: PathFacts, ruleWords: number): boolean {
   const end = text.indexOf('--');
@@ -173,11 +173,11 @@ function comparedFoldersMayHoldLinkOut(comparer: Comparer, words: readonly Shell
   if (comparer.recurses && options.some((word) => word !== undefined && longOptionIn(word, ['--no-dereference']))) return false;
   const recursive = comparer.recurses && options.some((word) => word === undefined || inShortGroup(word, 'r', comparer.values) || longOptionIn(word, ['--recursive']));
   if (recursive && facts.fileSystemChanged === true) return seenOutside({ kind: 'literal', value: '.' }, facts, true);
-  const asNow = { ...facts, fileSystemChanged: false };
+  const asFound = pathsAsFound(facts);
   // Without -r, diff reads the folders' own entries: a link among them is followed, a folder is not gone into.
   const walked = recursive ? 'every' : 'own';
   const folderMayHoldLinkOut = (word: ShellWord) =>
-    word.kind === 'literal' ? mayBeFolder(word.value, asNow) && treeMayHoldLinkOut(word, asNow, walked) : sourceMayLeadAway(word, asNow, walked);
+    word.kind === 'literal' ? mayBeFolder(word.value, asFound) && treeMayHoldLinkOut(word, asFound, walked) : sourceMayLeadAway(word, asFound, walked);
   return words.some((word, index) => {
     if (index < ruleWords) return false;
     const given = text[index];

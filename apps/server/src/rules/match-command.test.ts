@@ -229,6 +229,81 @@ describe('more spellings of options that run code', () => {
   });
 });
 
+// Found in review: ripgrep 14 runs the program `--hostname-bin` names (to fill in hyperlinks; it ran with none asked
+// for), which a rule for `rg` let through where it refused `--pre`; ripgrep takes no start of a long option's name
+// (checked with ripgrep 14.1.1: `--hostname` and `--pr` are refused), so only the whole ones matter.
+describe('a rule for rg and the programs ripgrep runs', () => {
+  it.each([
+    ['rg', 'rg --hostname-bin ./x.sh hello a.txt'],
+    ['rg', 'rg --hostname-bin=./x.sh hello a.txt'],
+    ['rg', 'rg hello a.txt --hostname-bin=x.sh'],
+    ['rg -n', 'rg -n --hostname-bin ./x.sh hello'],
+    ['rg -n', 'rg -n --pre ./x.sh hello'],
+    ['rg --hostname-bin', 'rg --hostname-bin ./x.sh hello'],
+  ])('a rule for %s asks about %j (allowed before but --pre)', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each(['rg -n hello a.txt', 'rg --hidden -i hello src', 'rg --hyperlink-format=default hello a.txt', 'rg -z hello logs', "rg '--pre-glob=*.pdf' hello"])(
+    'a rule for rg allows %j',
+    async (command) => {
+      expect(await decide(command, [prefix('rg')])).toBe('allow');
+    },
+  );
+});
+
+// Found in review: `uniq IN OUT`, `xxd IN OUT`, `ptx -G IN OUT` replace OUT, and `tar -tf x.tar --index-file=FILE`
+// writes the listing to FILE, `--volno-file=FILE` the volume's number (GNU tar 1.34, any start of either), under rules
+// for programs that print: asked about, as `sort -o` is.
+describe('a program that prints, told to write a file by an operand or an option', () => {
+  it.each([
+    ['uniq', 'uniq a.txt notes.md'],
+    ['uniq', 'uniq -c a.txt notes.md'],
+    ['uniq', 'uniq a.txt -c notes.md'],
+    ['uniq', 'uniq -f 1 a.txt notes.md'],
+    ['uniq', 'uniq --skip-fields 1 a.txt notes.md'],
+    ['uniq', 'uniq --skip-fields=1 a.txt notes.md'],
+    ['uniq', 'uniq -cf1 a.txt notes.md'],
+    ['uniq', 'uniq -s1f a.txt notes.md'],
+    ['ptx', 'ptx -G --width=60 a.txt notes.md'],
+    ['uniq', 'uniq -- a.txt -notes.md'],
+    ['uniq', 'uniq *.txt'],
+    ['uniq a.txt', 'uniq a.txt notes.md'],
+    ['xxd', 'xxd a.bin notes.md'],
+    ['xxd', 'xxd -c 8 a.bin notes.md'],
+    ['xxd -r', 'xxd -r patch.hex app.bin'],
+    ['ptx', 'ptx -G a.txt notes.md'],
+    ['ptx', 'ptx a.txt notes.md --traditional'],
+    ['ptx', 'ptx --tr a.txt notes.md'],
+    ['tar -tf', 'tar -tf x.tar --index-file=README.md'],
+    ['tar -tf', 'tar -tf x.tar --index-file README.md'],
+    ['tar -tf', 'tar -tf x.tar --ind=README.md'],
+    ['tar -tf', 'tar -tf x.tar --volno-file=README.md'],
+    ['tar -tf', 'tar -tf x.tar --volno=README.md'],
+    ['tar', 'tar tf x.tar --index-file=README.md'],
+  ])('a rule for %s asks about %j (allowed before)', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['uniq', 'uniq a.txt'],
+    ['uniq', 'uniq -c a.txt'],
+    ['uniq', 'uniq -f 1 a.txt'],
+    ['uniq', 'uniq -f1 a.txt'],
+    ['uniq', 'uniq --skip-fields=1 a.txt'],
+    ['uniq', 'uniq a.txt -'],
+    ['uniq a.txt notes.md', 'uniq a.txt notes.md'],
+    ['xxd', 'xxd a.bin'],
+    ['xxd', 'xxd -c 8 -l 64 a.bin'],
+    ['xxd', 'xxd -s 16 a.bin -'],
+    ['ptx', 'ptx a.txt notes.md'],
+    ['tar -tf', 'tar -tf x.tar'],
+    ['tar -tf', 'tar -tf x.tar -v src/a.txt'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});
+
 describe('what a runner runs is judged as the command it is', () => {
   it.each([
     // The probe's lines: "Always allow" on `pnpm exec make test` or `uv run git status` saved a rule for the runner

@@ -5,6 +5,7 @@ import { linkMayLeadAway } from './link-targets';
 import { copySourceMayLeadAway } from './copy-sources';
 import { fileReaderMayReadAway } from './file-readers';
 import { followedTreeMayHoldLinkOut } from './link-following-readers';
+import { writesOutputOperand } from './output-operands';
 import { shortValueLetters } from './short-option-files';
 import { isTestRunner, testRunnerArgumentsCovered, testRunnerPathOperands } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
@@ -205,13 +206,18 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
     flagPackage: true,
     endOfOptions: 'never',
   }],
-  ...['tar', 'bsdtar'].map((tar): [string, CodeOptions] => [tar, { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }]),
+  // GNU tar also writes the file `--index-file` names (its listing, over README.md under a rule for `tar -tf`) and
+  // `--volno-file` (the volume's number), any start of either (found in review).
+  ...['tar', 'bsdtar'].map((tar): [string, CodeOptions] => [tar, { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command', '--index-file', '--volno-file'], clustered: true }]),
   // zip takes options of two letters (`-TT`), their values attached (`-TTsh`), and any start of a long option.
   // `--symlinks` by any start of it zip takes (`--sy`; `--s` it refuses as ambiguous).
   ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '-ry', '-yr', '--recurse-paths', '--quiet', '--junk-paths', '--sy', '--sym', '--syml', '--symli', '--symlin', '--symlink', '--symlinks', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
   // `-o` writes the file it names, also over one of the person's.
   ['sort', { options: ['--compress-program', '-o', '--output'] }],
-  ['rg', { options: ['--pre'] }],
+  // ripgrep 14 runs the program `--hostname-bin` names to fill in hyperlinks, whether or not it writes any (found in
+  // review). Its other options run nothing: `-z` runs the decompressors found on PATH, which a call cannot change under
+  // a prefix rule (`PATH=. rg -z …` is asked about), and `--pre-glob` only narrows what `--pre` runs on.
+  ['rg', { options: ['--pre', '--hostname-bin'] }],
   // ssh-keygen loads the PKCS#11 library `-D` names and the security key provider `-w` names into itself, and ssh-add
   // has the agent load the library `-s` or `-S` names (the agent runs it as the person, outside any sandbox).
   ['ssh-keygen', { options: ['-D', '-w'] }],
@@ -454,6 +460,32 @@ export function changesFileSystem(command: SimpleCommand): boolean {
   if (first?.kind !== 'literal') return true;
   // `shift` changes only the shell's `$1`, `$@` ….
   return !PREFIX_PROPOSED_COMMANDS.has(first.value) && !CHANGES_DIRECTORY.has(first.value) && first.value !== 'mkdir' && first.value !== 'shift';
+}
+
+/** Test runners, which run the code of the tests they collect (eslint and prettier, read as they are, are none). */
+const TEST_RUNNERS = new Set(['pytest', 'vitest', 'jest', 'rspec', 'phpunit', 'tox']);
+
+/** cargo's subcommands that build the project, running its build scripts, procedural macros and tests, and go's that run its code. */
+const PROJECT_CODE_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['cargo', new Set(['build', 'b', 'check', 'c', 'clippy', 'test', 't', 'bench', 'run', 'r'])],
+  ['go', new Set(['test', 'run', 'generate'])],
+]);
+
+/**
+ * Whether `command` runs code of the project's, which may read and print any file the sandbox lets it, by its own
+ * words (behind a wrapper it is not counted): a test runner, a make target, a script of npm, pnpm or Yarn (`npm test`,
+ * `npm run build`), cargo's and go's subcommands that build or run the project (`PROJECT_CODE_SUBCOMMANDS`), or a
+ * program of the workspace (`./build.sh`). Such a command changing the file system leaves nothing a program that prints
+ * the files it is named could show and it could not (`PathFacts.changedByProjectCode`).
+ */
+export function runsProjectCode(command: SimpleCommand): boolean {
+  const [first, second] = command.words;
+  if (first?.kind !== 'literal') return false;
+  if (isWorkspaceProgram(first.value)) return true;
+  const name = programName(commandBaseName(first.value));
+  if (TEST_RUNNERS.has(name) || name === 'make') return true;
+  if (SCRIPT_RUNNERS.has(name)) return scriptArgumentsStart(command.words) !== undefined;
+  return second?.kind === 'literal' && PROJECT_CODE_SUBCOMMANDS.get(name)?.has(second.value) === true;
 }
 
 /**
@@ -703,7 +735,7 @@ function wrappedFacts(where: WrappedFolder, wrapper: SimpleCommand, facts: LineF
   if (where.kind === 'here') return facts;
   const moved = where.kind === 'named' ? folderAfter({ ...wrapper, words: [{ kind: 'literal', value: 'cd' }, { kind: 'literal', value: where.folder }] }, facts) : 'outside';
   if (moved !== 'outside' && moved?.folder !== undefined) return { ...facts, folder: moved.folder };
-  return { ...facts, leftWorkspace: true, fileSystemChanged: true, changedBefore: true };
+  return { ...facts, leftWorkspace: true, fileSystemChanged: true, changedBefore: true, changedByProjectCode: false };
 }
 
 /**
@@ -748,6 +780,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (line.onlyWhatRuns !== true && copySourceMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
   // A program that prints the files it reads shows one outside to the model (`cat ~/.ssh/id_rsa`): asked about.
   if (line.onlyWhatRuns !== true && fileReaderMayReadAway(name, rest, { ...line, anything })) return false;
+  // One that prints by default may be told to write over a file by an operand (`uniq a.txt notes.md`), as `sort -o`.
+  if (writesOutputOperand(name, command.words.slice(1), rule.tokens.length - 1)) return false;
   // One that follows the links below the folders it reads (`grep -R`, `zip -r`) reads where they lead.
   if (line.onlyWhatRuns !== true && followedTreeMayHoldLinkOut(name, command.words.slice(1), line, rule.tokens.length - 1)) return false;
   if (SUBSCRIPT_EVALUATING.has(name)) {

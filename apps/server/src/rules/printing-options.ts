@@ -1,6 +1,6 @@
 import { sourceMayLeadAway } from './copy-sources';
 import { longOptionIn } from './link-following-readers';
-import type { PathFacts } from './outside-workspace';
+import { pathsAsFound, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -88,7 +88,7 @@ export function printingOptionMayReadAway(name: string, words: readonly ShellWor
       if (value !== undefined && files.includes(text[at + 1]!)) printed.push(value);
     }
   }
-  const asNow = { ...facts, fileSystemChanged: false };
+  const asFound = pathsAsFound(facts);
   const judged = checking ? [...printed, ...operands] : printed;
-  return judged.some((word) => !(word.kind === 'literal' && word.value === '-') && (facts.anything(word) || sourceMayLeadAway(word, asNow)));
+  return judged.some((word) => !(word.kind === 'literal' && word.value === '-') && (facts.anything(word) || sourceMayLeadAway(word, asFound)));
 }

@@ -72,8 +72,10 @@ describe('a program fed commands through a pipe', () => {
   });
 
   it('a program that reads its input as data stays covered', async () => {
-    for (const line of ['echo x | tail -n 3', 'echo x | timeout 5 tail', 'git log | grep fix']) {
-      expect((await decide(line, [echo, tail, prefix('timeout 5 tail', { exact: true }), prefix('git log'), prefix('grep')])).decision, line).toBe('allow');
+    // grep after `git log`, which may change the file system as far as the rules know, judges its words as paths that
+    // may lead anywhere (`file-readers.test.ts`): `ls`, which only reads, feeds it here.
+    for (const line of ['echo x | tail -n 3', 'echo x | timeout 5 tail', 'ls | grep fix']) {
+      expect((await decide(line, [echo, tail, prefix('timeout 5 tail', { exact: true }), prefix('ls'), prefix('grep')])).decision, line).toBe('allow');
     }
   });
 
