@@ -7,7 +7,7 @@ import { tempFolder } from '../tools/test-support';
 import { readCommandLine } from './command-line-reader';
 import { commandPathInside } from './command-path-inside';
 import { evaluateRules } from './evaluate-rules';
-import { context, prefix, SESSION, terminal } from './rule-fixtures';
+import { context, prefix, rule, SESSION, terminal } from './rule-fixtures';
 import { RuleBook } from './rule-book';
 import { recordingTerminal } from './test-chat';
 
@@ -634,5 +634,153 @@ describe('tee, which writes the files it is named', () => {
 
   it.each(['echo x | tee log.txt', 'echo x | tee -a out/log /dev/stderr', 'echo x | tee /dev/null', 'echo x | tee'])('allows %j', async (command) => {
     expect(await decide(command)).toBe('allow');
+  });
+});
+
+// The cost of the case above: git and find counted as commands that may change the file system, so lines an agent
+// writes all day (`git log --oneline | head -20`, `find . -name '*.ts' | head -n 5`) were asked about under the rules
+// "Always allow" proposes for their parts. git's commands that only read the repository, with no option that runs a
+// program or writes a file and no global option that names another repository or config, and find without an action
+// that writes or runs (`-delete`, `-exec`, `-fprint` …), change nothing a path may lead through.
+describe('a program that prints the files it is named, after a command that only reads (git log, git status, find without an action)', () => {
+  it('the rules "Always allow" proposes for the parts cover the lines', async () => {
+    await using root = await tempFolder();
+    const workspace = root.path;
+    execFileSync('git', ['init', '-q'], { cwd: workspace });
+    await writeFile(path.join(workspace, 'README.md'), 'hi\n');
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    const tool = recordingTerminal([]);
+    const proposed = [];
+    for (const command of ['git log --oneline', 'git diff', 'git status', 'head -20 README.md', 'tail -n 5 README.md', 'grep fix README.md', 'wc -l README.md', 'cat README.md', "find . -name '*.ts'", 'find src -type f']) {
+      const { draft } = await rules.propose(SESSION, { toolName: 'terminal', arguments: { command } }, 'workspace', tool);
+      proposed.push(draft.match);
+      await rules.add(draft);
+    }
+    expect(proposed).toStrictEqual([
+      { kind: 'command-prefix', tokens: ['git', 'log'], exact: false },
+      { kind: 'command-prefix', tokens: ['git', 'diff'], exact: false },
+      { kind: 'command-prefix', tokens: ['git', 'status'], exact: false },
+      ...['head', 'tail', 'grep', 'wc', 'cat'].map((name) => ({ kind: 'command-prefix', tokens: [name], exact: false })),
+      { kind: 'command-prefix', tokens: ['find', '.', '-name', '*.ts'], exact: true },
+      { kind: 'command-prefix', tokens: ['find', 'src', '-type', 'f'], exact: true },
+    ]);
+    const evaluate = async (command: string) => (await rules.evaluate(SESSION, { id: 'c', name: 'terminal', arguments: { command } }, tool))?.effect;
+    for (const line of [
+      'git log --oneline | head -20',
+      'git log | grep fix',
+      'git diff | head -n 50',
+      'git status && cat README.md',
+      "find . -name '*.ts' | head -n 5",
+      'find src -type f | wc -l',
+    ]) {
+      expect(await evaluate(line), line).toBe('allow');
+    }
+  });
+
+  const rules = [
+    ...[
+      'git log --output=out.txt', 'git diff --ext-diff', 'git -c core.pager=cat log', 'git --git-dir=other/.git log', 'git -C sub log',
+      'find . -delete', 'find . -name x -exec cp -a vendor/. . ;', 'find . -name x -execdir cp -a vendor/. . ;', 'find . -ok cp -a vendor/. . ;',
+      'find . -okdir cp -a vendor/. . ;', 'find . -fprint f', 'find . -fprint0 f', 'find . -fprintf f %p', 'find . -fls f', 'find . -name -delete',
+      'find src -type f', 'find . -maxdepth 2 -type d -print0', 'git branch -a', 'git remote -v', 'xargs cp -a vendor/. .',
+    ].map((line) => prefix(line, { exact: true })),
+    rule({ match: { kind: 'command-prefix', tokens: ['find', '.', '-name', '*.ts'], exact: true } }),
+    ...[
+      'git checkout', 'git apply', 'git stash', 'git log', 'git diff', 'git status', 'git show', 'git rev-parse', 'git ls-files', 'git blame',
+      'git shortlog', 'git describe', 'git grep', 'cp', 'unzip', 'cat', 'head', 'tail', 'grep', 'egrep', 'wc',
+    ].map((words) => prefix(words)),
+  ];
+  const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each([
+    'git log --oneline | head -20',
+    'git log | grep fix',
+    'git log -n 5 --format=%s | grep -c fix',
+    'git diff | head -n 50',
+    'git diff --stat HEAD~1 | tail -n 3',
+    'git status && cat README.md',
+    'git status --porcelain | wc -l',
+    'git show HEAD --stat | head -n 30',
+    'git rev-parse HEAD && cat README.md',
+    'git ls-files | grep test',
+    'git blame src/a.ts | head',
+    'git shortlog -sn | head -5',
+    'git describe --tags && cat CHANGELOG.md',
+    'git grep -n TODO | head',
+    'git branch -a && cat README.md',
+    'git remote -v && cat README.md',
+    "find . -name '*.ts' | head -n 5",
+    'find src -type f | wc -l',
+    'find . -maxdepth 2 -type d -print0 | wc -c',
+    'git status; find src -type f | wc -l && cat README.md',
+  ])('allows %j (asked before)', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+
+  it.each([
+    'git checkout x && cat link',
+    'git checkout x | cat link',
+    'git apply p && cat link',
+    'git stash pop && cat link',
+    'git log --output=out.txt && cat link',
+    'git diff --ext-diff && cat link',
+    'git -c core.pager=cat log && cat link',
+    'git --git-dir=other/.git log && cat link',
+    'git -C sub log && cat link',
+    'git log && git checkout x && cat link',
+    'find . -delete | cat link',
+    'find . -name x -exec cp -a vendor/. . \\; && cat link',
+    'find . -name x -execdir cp -a vendor/. . \\; && cat link',
+    'find . -ok cp -a vendor/. . \\; && cat link',
+    'find . -okdir cp -a vendor/. . \\; && cat link',
+    'find . -fprint f && cat f',
+    'find . -fprint0 f && cat f',
+    'find . -fprintf f %p && cat f',
+    'find . -fls f && cat f',
+    'find . -name -delete && cat link',
+    // What find prints may be handed to a program that changes the file system.
+    'find . -name x | xargs cp -a vendor/. . && cat link',
+  ])('asks about %j', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  // After a command that may change the file system (unzip), a reader named no file reads only its input: its counts
+  // and its pattern are no path (`unzip x.zip | tail -n 5` was asked about, its `5` judged as a link that may lead out).
+  it.each([
+    'unzip x.zip | tail -n 5',
+    'unzip x.zip | tail -n +3',
+    'unzip x.zip | tail -c5',
+    'unzip x.zip | tail --lines=5',
+    'unzip x.zip | head -20',
+    'unzip x.zip | head -q -n 20',
+    'unzip x.zip 2>&1 | grep -c inflating',
+    'unzip x.zip | grep -iv error',
+    "unzip x.zip | egrep --color=never 'a|b'",
+    'unzip x.zip | grep error | tail -n 3',
+  ])('allows %j (asked before)', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+
+  it.each([
+    'unzip x.zip | tail -n 5 link',
+    'unzip x.zip | tail -n 5 -- link',
+    'unzip x.zip | tail -n link',
+    'unzip x.zip | head -20 link',
+    'unzip x.zip | head --lin=5 link',
+    'unzip x.zip | grep key link',
+    'unzip x.zip | grep -r key',
+    'unzip x.zip | grep -R key',
+    'unzip x.zip | grep -ir key',
+    'unzip x.zip | grep --rec key',
+    'unzip x.zip | grep -d recurse key',
+    'unzip x.zip | grep --directories=recurse key',
+    'unzip x.zip | grep -f link',
+    'unzip x.zip | grep --file=link',
+    'unzip x.zip | grep -e key link',
+    'unzip x.zip | grep -- key link',
+    'unzip x.zip | grep key "$X"',
+    'unzip x.zip | grep key *',
+  ])('asks about %j', async (command) => {
+    expect(await decide(command)).toBe('ask');
   });
 });

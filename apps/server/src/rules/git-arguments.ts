@@ -72,6 +72,45 @@ export function gitGlobalOptions(words: readonly (string | undefined)[]): { comm
   return { command: index, folders, other };
 }
 
+/**
+ * git's commands that read the repository and print, and change nothing a path of the work tree leads through (they
+ * may refresh the index or fetch a partial clone's objects into `.git`): no link, no file of the work tree is made or
+ * replaced. What a repository's configuration has them run (`core.fsmonitor`, a textconv) is the person's, whose keys
+ * no covered call writes (`CODE_KEYS`).
+ */
+const GIT_READ_ONLY_COMMANDS = new Set([
+  'status', 'log', 'show', 'diff', 'diff-files', 'diff-index', 'diff-tree', 'whatchanged', 'range-diff', 'blame', 'annotate',
+  'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree', 'cat-file', 'grep', 'merge-base', 'name-rev',
+  'show-ref', 'for-each-ref', 'show-branch', 'cherry', 'count-objects', 'check-ignore', 'check-attr', 'var', 'version',
+]);
+/** Commands that only list when given these options alone (`git branch -a`, `git remote -v`), whole as written. */
+const GIT_LISTING_FORMS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['branch', ['-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose', '--show-current', '--no-color']],
+  ['tag', ['-l', '--list']],
+  ['remote', ['-v', '--verbose']],
+]);
+/** git's own options that change nothing of what it reads or runs (the pager is `cat` in the terminal tool). */
+const READ_ONLY_GLOBAL_FLAGS = [
+  '-p', '-P', '--paginate', '--no-pager', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks', '--no-advice',
+  '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs',
+];
+
+/**
+ * Whether a call of git (`words`, git's name first, undefined for a word the shell computes) runs one of its commands
+ * that only read (`GIT_READ_ONLY_COMMANDS`, or a listing form of `GIT_LISTING_FORMS`), in this repository and with its
+ * own configuration: no global option but `READ_ONLY_GLOBAL_FLAGS` (`-C`, `--git-dir`, `-c`, `--exec-path` are asked
+ * about). Its options that run a program or write a file (`--output`, `--ext-diff`, `-O`) are the caller's to refuse.
+ */
+export function gitCommandReadsOnly(words: readonly (string | undefined)[]): boolean {
+  const { command } = gitGlobalOptions(words);
+  if (words.slice(1, command).some((word) => word === undefined || !READ_ONLY_GLOBAL_FLAGS.includes(word))) return false;
+  const name = words[command];
+  if (name === undefined || words.slice(command + 1).includes(undefined)) return false;
+  const listing = GIT_LISTING_FORMS.get(name);
+  if (listing !== undefined) return words.slice(command + 1).every((word) => word !== undefined && listing.includes(word));
+  return GIT_READ_ONLY_COMMANDS.has(name);
+}
+
 /** How one of git's commands that talks to another repository reads its arguments. */
 interface RepositoryCommand {
   /** What its repository must be for a prefix rule to cover it: the name of a configured remote, or a source to clone. */

@@ -1,9 +1,10 @@
 import { innerCommands, longOptionNamed, wrappedFolder, type ReachableWords, type WrappedFolder } from './command-wrappers';
-import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
+import { gitArgumentsCovered, gitCommandReadsOnly, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
 import { copySourceMayLeadAway } from './copy-sources';
 import { fileReaderMayReadAway } from './file-readers';
+import { readsInputOnly } from './input-only-readers';
 import { followedTreeMayHoldLinkOut } from './link-following-readers';
 import { writesOutputOperand } from './output-operands';
 import { shortValueLetters } from './short-option-files';
@@ -450,16 +451,50 @@ function changesDirectory(command: SimpleCommand): boolean {
 /**
  * Whether `command` may change the file system so that a path leads elsewhere than it does now (a folder replaced by
  * a link, a link re-pointed): any command but those that only read and print (`PREFIX_PROPOSED_COMMANDS`: `ls`,
- * `cat`, `grep` …, none with an argument that writes a file), those that only move the shell (`cd`, `pushd`, `popd`)
- * or change its positional parameters (`shift`), and `mkdir`, which makes only folders where nothing was, and a path
- * through one leads where it led before (a name not made yet is judged by the folder it would be made in), by their
- * bare name (`./ls` is the workspace's program).
+ * `cat`, `grep` …, none with an argument that writes a file), git's commands that only read (`git log`, `git status`:
+ * `gitChangesNothing`), find without an action that writes or runs (`findChangesNothing`), those that only move the
+ * shell (`cd`, `pushd`, `popd`) or change its positional parameters (`shift`), and `mkdir`, which makes only folders
+ * where nothing was, and a path through one leads where it led before (a name not made yet is judged by the folder it
+ * would be made in), by their bare name (`./ls` is the workspace's program).
  */
 export function changesFileSystem(command: SimpleCommand): boolean {
   const [first] = command.words;
   if (first?.kind !== 'literal') return true;
+  if (first.value === 'git') return !gitChangesNothing(command);
+  if (first.value === 'find') return !findChangesNothing(command);
   // `shift` changes only the shell's `$1`, `$@` ….
   return !PREFIX_PROPOSED_COMMANDS.has(first.value) && !CHANGES_DIRECTORY.has(first.value) && first.value !== 'mkdir' && first.value !== 'shift';
+}
+
+/**
+ * Whether a call of git changes nothing a path leads through: one of its commands that only read, here
+ * (`gitCommandReadsOnly`), every word literal, and none of git's options that run a program or write a file
+ * (`--output`, `--ext-diff`, `-O`: `CODE_RUNNING_OPTIONS`, read as a rule for git reads them, any start of a long one).
+ */
+function gitChangesNothing(command: SimpleCommand): boolean {
+  const words = command.words.map(plainWord);
+  const spec = CODE_RUNNING_OPTIONS.get('git');
+  return spec !== undefined && gitCommandReadsOnly(words) && !carriesCodeOption(command.words.slice(1), 'git', spec, () => false);
+}
+
+/**
+ * A word's text as the program gets it, where the shell cannot make it another or several: a literal, or one whose
+ * only mark is a `~` past its start, which bash leaves as it is (`HEAD~1`); undefined for any other.
+ */
+function plainWord(word: ShellWord): string | undefined {
+  if (word.kind === 'literal') return word.value;
+  return word.variables.length === 0 && /^[\w./:@^-]+~[\w./:@^~-]*$/.test(word.text) ? word.text : undefined;
+}
+
+/**
+ * GNU find's actions that write a file or run a program. find 4.9 takes each by its whole name after one dash only
+ * (`--delete` and `delete` it refuses), so every other literal word is no action; a word the shell computes may be one.
+ */
+const FIND_ACTIONS = new Set(['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls']);
+
+/** Whether a call of find changes nothing: every word literal and none an action of `FIND_ACTIONS` (wherever it stands). */
+function findChangesNothing(command: SimpleCommand): boolean {
+  return command.words.every((word) => word.kind === 'literal' && !FIND_ACTIONS.has(word.value));
 }
 
 /** Test runners, which run the code of the tests they collect (eslint and prettier, read as they are, are none). */
@@ -779,7 +814,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   // A copy's sources are paths it reads, and what it brings in may run later (`cp ../other/conftest.py .`, `pytest`).
   if (line.onlyWhatRuns !== true && copySourceMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
   // A program that prints the files it reads shows one outside to the model (`cat ~/.ssh/id_rsa`): asked about.
-  if (line.onlyWhatRuns !== true && fileReaderMayReadAway(name, rest, { ...line, anything })) return false;
+  // One named no file reads its input only (`… | tail -n 20`): its counts and pattern are no path.
+  if (line.onlyWhatRuns !== true && !readsInputOnly(name, command.words.slice(1)) && fileReaderMayReadAway(name, rest, { ...line, anything })) return false;
   // One that prints by default may be told to write over a file by an operand (`uniq a.txt notes.md`), as `sort -o`.
   if (writesOutputOperand(name, command.words.slice(1), rule.tokens.length - 1)) return false;
   // One that follows the links below the folders it reads (`grep -R`, `zip -r`) reads where they lead.
