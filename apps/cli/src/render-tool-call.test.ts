@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { declaredArguments, foldedBlankNote, UNCHECKED_ARGUMENT_NOTE, uncheckedArgumentsNote, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
-import { ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
+import { alwaysPrompt, ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
 import { noteLines } from './note-lines';
 import { plainStyle } from './terminal-style';
 
@@ -29,6 +29,20 @@ describe('renderEditedArguments', () => {
     expect(renderToolCall({ ...start('a__b__c', { x: '1' }), tool: shown('mcp:a__b') }, plainStyle)[0]).toBe('⏺ a__b__c  MCP · a__b');
     expect(renderToolCall({ ...start('x__t', {}), tool: shown('mcp:x\n⏺ y') }, plainStyle)[0]).toBe('⏺ x__t  MCP · x\\u{A}⏺ y');
     expect(renderToolCall({ ...start('terminal', { command: 'ls' }), tool: shown('builtin') }, plainStyle)[0]).toBe('⏺ terminal');
+  });
+
+  // Found in review: the note on what "Always" grants, and its question, printed the tool's name as registered, so a
+  // name holding an escape sequence (a clipboard write, a screen clear) reached the terminal. No MCP or built-in name
+  // can hold one today; an integrator's tool can.
+  it('escapes the tool name in the note on what Always grants and in its question, as on the card', () => {
+    const annotations = { readOnly: true, destructive: false, executesCode: false, exactGrants: false, idempotent: true, openWorld: false };
+    const event = { ...start('notes\x1b]52;c;aGk=\x07\x1b[2J', {}), tool: { source: 'builtin', declared: { names: [] }, annotations } };
+    const note = renderAskNote(event, undefined, { columns: 200 }).join('\n');
+    const question = alwaysPrompt(event, undefined, plainStyle, { columns: 200 });
+    for (const text of [note, question]) {
+      expect([...text].filter((char) => char.charCodeAt(0) < 0x20 && char !== '\n')).toStrictEqual([]);
+      expect(text).toContain('A runs any notes\\u{1B}]52;c;aGk=\\u{7}\\u{1B}[2J call without asking');
+    }
   });
 
   it('says why a rule had the call asked, as the web card does, a model word in it kept on its row as code', () => {

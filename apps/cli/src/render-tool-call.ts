@@ -403,12 +403,12 @@ export function alwaysPrompt(event: LoopEventOf<'tool-start'>, tool: ToolInfo | 
 
 const ALWAYS_ANSWERS = 'y grants it, anything else goes back';
 
-/** What "Always allow" grants for this tool, the same scope the web card states. */
+/** What "Always allow" grants for this tool, the same scope the web card states; the name escaped as on the card. */
 function grantScope(toolName: string, annotations: ToolInfo['annotations'] | undefined): string {
   if (annotations === undefined || annotations.executesCode || annotations.exactGrants) {
     return `A runs this exact call again without asking, in this chat only`;
   }
-  return `A runs any ${toolName} call without asking, in this chat only`;
+  return `A runs any ${showLine(toolName, plainStyle)} call without asking, in this chat only`;
 }
 
 const RESULT_ROWS = 12;
