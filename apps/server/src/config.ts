@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './models/model-time-limits';
+import { sharedInstallationFile } from './shared-installation-file';
 import { shellQuoted } from './shell-quoted';
 import { SOCKET_FOLDERS } from './tools/sandbox/host-layout';
 import { DEFAULT_MAX_OPEN_FILES, DEFAULT_MAX_PROCESSES, MAX_MAX_OPEN_FILES, MAX_MAX_PROCESSES, MIN_MAX_OPEN_FILES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
@@ -370,6 +371,9 @@ export function loadConfig(
   if (workspaceWarning !== undefined && !allowHomeWorkspace) {
     throw new ConfigError(workspaceInput?.source ?? 'the workspace', `${workspaceWarning}, or give --allow-home-workspace (AIRLOCK_ALLOW_HOME_WORKSPACE=1) to take it all the same`);
   }
+  // Paths apart, the installation may still share its files with the workspace: a hard link has no path in common.
+  const sharedFile = sharedInstallationFile(workspace, installation);
+  if (sharedFile !== undefined) throw new ConfigError(workspaceInput?.source ?? 'the workspace', sharedFile);
   const dataDirInput = pick('data-dir', 'AIRLOCK_DATA_DIR');
   const dataDir = dataDirectory(dataDirInput, env, cwd);
   // The tools hide a data folder inside the workspace, not one that is the workspace (nor can the sandbox mask it).
