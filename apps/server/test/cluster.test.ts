@@ -598,7 +598,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect((await b.chat.getSession('s1')).toolCalls).toMatchObject([{ approvalId, decision: 'cancel', outcome: 'cancelled' }]);
   });
 
-  it('a call whose deadline passed while its owner is dead waits no more: a late allow on B is answered timed out, and B, taking the run over, records the timeout and runs nothing', async () => {
+  it('a call whose deadline passed while its owner is dead waits no more: a late allow on B is answered timed out, the timeout recorded then, and B, taking the run over, ends the call so and runs nothing', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 60_000);
@@ -614,8 +614,8 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
 
     expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
     expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'timeout' });
-    const [waiting] = await b.store.listRunToolCalls('r1');
-    expect(waiting).toMatchObject({ approvalId, decision: null });
+    const [timedOut] = await b.store.listRunToolCalls('r1');
+    expect(timedOut).toMatchObject({ approvalId, decision: 'timeout', source: 'system', outcome: null });
 
     await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
     expect(await onB.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'timed-out' });

@@ -747,7 +747,30 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await b.listGrants()).filter((kept) => kept.sessionId === 's')).toStrictEqual([]);
   });
 
-  it('a call past its deadline by the database’s clock, or of a stopped run, waits no more: a person’s decision is refused as the timeout or the cancel to come; its owner still writes that', async () => {
+  it('keeps a call’s deadline on the database’s clock, given and read on each instance’s own: one two hours behind and one an hour ahead see the same minute left, and a warning says the clock is off', async () => {
+    await using database = await openTestDatabase();
+    const said: string[] = [];
+    const behind = () => Date.now() - 2 * 60 * 60 * 1000;
+    const ahead = () => Date.now() + 60 * 60 * 1000;
+    await using a = await openStore(database, 'a', { now: behind, log: (line) => said.push(line) });
+    await using b = await openStore(database, 'b', { now: ahead });
+    expect(said).toStrictEqual([expect.stringMatching(/^This instance's clock is 7200\.\d s behind the database's: /)]);
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    const expiresAt = behind() + 60_000;
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: { ...startChange('call-1', 10_000), expiresAt }, fence: 1 });
+
+    const [stored] = await withClient(async (client) => (await client.query<{ left: string }>(`SELECT expires_at - (extract(epoch from clock_timestamp()) * 1000)::bigint AS left FROM ${escapeIdentifier(database.schema)}.tool_calls`)).rows);
+    expect(Number(stored!.left) > 0 && Number(stored!.left) <= 60_000).toBe(true);
+    // Read back on the writer's clock as given; on the other's, as much of the minute left.
+    expect((await a.listRunToolCalls('r')).map((call) => call.expiresAt)).toStrictEqual([expiresAt]);
+    const [listed] = await b.listPendingApprovals('s');
+    const left = listed!.expiresAt! - ahead();
+    expect(left > 0 && left <= 60_000).toBe(true);
+    expect(await b.claimDecision({ sessionId: 's', approvalId: 'approval-call-1', decision: 'allow', source: 'user', decidedAt: 11_000 })).toMatchObject({ status: 'resolved' });
+  });
+
+  it('a call past its deadline by the database’s clock, or of a stopped run, waits no more: a person’s decision is refused, the timeout recorded then (the answer is what the ledger holds); the cancel of a stopped run is its owner’s to write', async () => {
     await using database = await openTestDatabase();
     await using a = await openStore(database, 'a');
     await using b = await openStore(database, 'b');
@@ -761,6 +784,9 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
       { runId: 'q', sessionId: 'stopped', seq: 1, event: statusEvent('3'), at: 3, ledger: waitingChange('stop', 10_002), fence: 1 },
     ]);
     expect(await b.requestCancel('q')).toBe(true);
+    // An owner that lost the run writes nothing, and is not told a decision is coming.
+    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 2 })).toStrictEqual({ status: 'not-found' });
+    expect((await b.listRunToolCalls('r')).map((row) => row.decision)).toStrictEqual([null, null]);
 
     expect((await b.listPendingApprovals('s')).map((p) => p.approvalId)).toStrictEqual(['approval-waits']);
     expect(await b.listPendingApprovals('stopped')).toStrictEqual([]);
@@ -770,14 +796,14 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     const cancelled = { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null, runStopped: true };
     const person = { decidedAt: 80_000, source: 'user' as const };
     expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-late', decision: 'allow' })).toStrictEqual(timedOut);
+    expect((await a.listRunToolCalls('r'))[0]).toMatchObject({ approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, clientLabel: null });
     expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-late', decision: 'deny' })).toStrictEqual(timedOut);
     expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'allow', source: 'grant', grantId: 'g', decidedAt: 80_000, fence: 1 })).toStrictEqual(timedOut);
     expect(await b.claimDecision({ ...person, sessionId: 'stopped', approvalId: 'approval-stop', decision: 'allow' })).toStrictEqual(cancelled);
     expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-waits', decision: 'allow' })).toMatchObject({ status: 'resolved' });
-    // An owner that lost the run writes nothing, and is not told a decision is coming.
-    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 2 })).toStrictEqual({ status: 'not-found' });
 
-    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 1 })).toMatchObject({ status: 'resolved' });
+    // The owner's own timeout finds it recorded; the Stop's cancel is its to write.
+    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 1 })).toStrictEqual(timedOut);
     expect(await a.claimDecision({ sessionId: 'stopped', approvalId: 'approval-stop', decision: 'cancel', source: 'user', decidedAt: 80_000, fence: 1 })).toMatchObject({ status: 'resolved' });
     expect((await b.listRunToolCalls('r')).map((row) => [row.approvalId, row.decision, row.source])).toStrictEqual([
       ['approval-late', 'timeout', 'system'],

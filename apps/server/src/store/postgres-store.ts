@@ -85,6 +85,7 @@ import {
   type SizedLedgerRow,
   type SizedMessageRow,
 } from './rows';
+import { DatabaseClock, type ClockReading } from './database-clock';
 import { StoreError } from './store-error';
 import { unavailableReason, withUnavailableErrors } from './database-unavailable';
 
@@ -117,6 +118,14 @@ export interface PostgresStoreOptions {
   queryTimeoutMs?: number;
   /** The schema changes to apply; default every PostgreSQL migration of this version. Tests pass fewer or more. */
   migrations?: readonly Migration[];
+  /**
+   * This instance's wall clock, in epoch ms: the clock of the deadlines of waiting calls (`expiresAt`) the store is given
+   * and answers. It keeps them on the database's clock, which every check of them reads, as leases are (see
+   * DatabaseClock): kept as given, an instance behind the database had its calls time out early (at once, every allow
+   * refused, when behind by more than the timeout), and one ahead had them wait on past their deadline once another
+   * took its run over (found in review). Default `Date.now`.
+   */
+  now?: () => number;
 }
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -141,6 +150,8 @@ function databaseLoopbackPin(url: string): LoopbackPin | undefined {
 
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** How far this instance's clock may be off the database's before it is said at the start (see sayIfClockOff). */
+const CLOCK_OFF_WARNING_MS = 2_000;
 /** A run's claim is not held off (see HoldOff): never given up as one that could not be kept, or its hold-off is over. */
 const NOT_HELD_OFF = `(given_up_at IS NULL OR given_up_at + coalesce(hold_off_ms, 0) <= ${DB_NOW})`;
 /**
@@ -208,6 +219,8 @@ export class PostgresStore implements AirlockStore, Cluster {
     private readonly listener: PostgresListener,
     private readonly name: InstanceName,
     private readonly log: (line: string) => void,
+    private readonly now: () => number,
+    private readonly clock: DatabaseClock,
     options: { instanceId: string; incarnation: string; leaseMs: number; schema: string; channel: string },
   ) {
     this.instanceId = options.instanceId;
@@ -227,6 +240,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new RangeError(`leaseMs must be a positive whole number of ms, not ${leaseMs}`);
     const log = options.log ?? ((line: string) => console.warn(line));
+    const now = options.now ?? Date.now;
     const location = describeLocation(options.url, schema);
     const pin = databaseLoopbackPin(options.url);
     // Looked for now, before any call could hold the address (a connection made later reaches the address found).
@@ -280,7 +294,9 @@ export class PostgresStore implements AirlockStore, Cluster {
       name = await InstanceName.take({ pool, config: { ...base, keepAlive: true }, schema, location, instanceId, incarnation, leaseMs, log });
       // Named after the incarnation: another instance ends it if this one stops renewing while it holds the notification queue.
       listener = await PostgresListener.open({ config: { ...base, keepAlive: true, application_name: listenerName(incarnation) }, channel, log });
-      const store = new PostgresStore(pool, listener, name, log, { instanceId, incarnation, leaseMs, schema, channel });
+      const clock = new DatabaseClock(await readClocks(pool, now));
+      sayIfClockOff(clock, log);
+      const store = new PostgresStore(pool, listener, name, log, now, clock, { instanceId, incarnation, leaseMs, schema, channel });
       // The runs of this id's previous life were given up with the id's taking: the other instances may take them too.
       if (name.gaveUpRuns) await store.publish({ type: 'released', instanceId });
       // A full disk, a database going down: said as such to whoever's request it failed, not as "internal error".
@@ -399,7 +415,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     const ledger =
       calls.length === 0
         ? []
-        : await this.rows<LedgerRow>(
+        : await this.ledgerRows(
             `SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE session_id = $1 AND (run_id, tool_call_id) IN (SELECT p ->> 0, p ->> 1 FROM jsonb_array_elements($2::jsonb) AS p) ORDER BY ledger_id`,
             [sessionId, JSON.stringify(calls)],
           );
@@ -519,7 +535,7 @@ export class PostgresStore implements AirlockStore, Cluster {
         throw foreignKeyAsNotFound(error, 'run', inputs[0]!.runId);
       }
       await insertMessagesOf(client, inputs);
-      for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
+      for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger, this.clock);
       for (const input of inputs) if (input.grant !== undefined) await saveGrantWith(client, input.grant);
       const byRun = new Map<string, AppendEventInput[]>();
       for (const input of inputs) {
@@ -544,7 +560,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       await inTransaction(this.pool, async (client) => {
         await this.insertRunEvents(client, runId, fence, inputs.map((input) => ({ ...input, ledger: undefined, messages: undefined })));
         await insertMessagesOf(client, inputs);
-        for (const input of changed) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger!);
+        for (const input of changed) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger!, this.clock);
         for (const input of inputs) if (input.grant !== undefined) await saveGrantWith(client, input.grant);
       });
       return;
@@ -589,7 +605,7 @@ export class PostgresStore implements AirlockStore, Cluster {
         WHERE EXISTS (SELECT 1 FROM inserted) ORDER BY m.n
       )`);
     }
-    if (withLedger !== undefined && change !== undefined) ctes.push(`ledger AS (${ledgerStatement(runId, withLedger.sessionId, change, p)})`);
+    if (withLedger !== undefined && change !== undefined) ctes.push(`ledger AS (${ledgerStatement(runId, withLedger.sessionId, change, p, this.clock)})`);
     const text = `WITH ${ctes.join(', ')}
       SELECT count(*)::integer AS inserted, CASE WHEN count(*) > 0 THEN pg_notify(${p(this.channel)}, ${p(encodeClusterMessage(eventMessage(runId, inputs)))}) END AS notified
         ${call === undefined ? '' : `, EXISTS (${call}) AS call_exists`}${owned === undefined ? '' : `, EXISTS (${owned}) AS owned`}${holds === undefined ? '' : `, ${holds.read} AS holds`}
@@ -635,11 +651,11 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
-    return (await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY ledger_id`, [runId])).map(toToolCall);
+    return (await this.ledgerRows(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY ledger_id`, [runId])).map(toToolCall);
   }
 
   async listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]> {
-    return (await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE session_id = $1 ORDER BY ledger_id`, [sessionId])).map(toToolCall);
+    return (await this.ledgerRows(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE session_id = $1 ORDER BY ledger_id`, [sessionId])).map(toToolCall);
   }
 
   async findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined> {
@@ -681,7 +697,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       `SELECT ledger_id, requested_at, ${LEDGER_BYTES} AS bytes FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT ${parameter(limit + 1)}`,
       values,
     );
-    return readAuditPageAsync(sized, limit, (ledgerIds) => this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE ledger_id = ANY($1::bigint[])`, [ledgerIds]));
+    return readAuditPageAsync(sized, limit, (ledgerIds) => this.ledgerRows(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE ledger_id = ANY($1::bigint[])`, [ledgerIds]));
   }
 
   /**
@@ -760,16 +776,19 @@ export class PostgresStore implements AirlockStore, Cluster {
    */
   async renewLeases(): Promise<RenewedLeases> {
     if (this.superseded) return { held: new Set(), stopped: new Set() };
-    const [row] = await this.rows<{ alive: boolean; runs: string[]; stopped: string[] }>(
+    const before = this.now();
+    const [row] = await this.rows<{ alive: boolean; runs: string[]; stopped: string[]; at: number }>(
       `WITH alive AS (
          UPDATE instances SET alive_until = ${DB_NOW} + $3::bigint WHERE instance_id = $1 AND incarnation = $2 RETURNING 1
        ), renewed AS (
          UPDATE runs SET lease_until = ${DB_NOW} + $3::bigint WHERE owner = $1 AND owner_incarnation = $2 AND ended_at IS NULL AND EXISTS (SELECT 1 FROM alive) RETURNING run_id, cancel_requested
        )
        SELECT EXISTS (SELECT 1 FROM alive) AS alive, coalesce((SELECT array_agg(run_id) FROM renewed), '{}') AS runs,
-         coalesce((SELECT array_agg(run_id) FROM renewed WHERE cancel_requested), '{}') AS stopped`,
+         coalesce((SELECT array_agg(run_id) FROM renewed WHERE cancel_requested), '{}') AS stopped, ${DB_NOW} AS at`,
       [this.instanceId, this.incarnation, this.leaseMs],
     );
+    // Each renewal reads the clocks again: this instance's set right or stepped is followed within one.
+    if (row !== undefined) this.clock.read({ before, at: row.at, after: this.now() });
     if (row?.alive !== true) {
       this.superseded = true;
       await this.name.giveUp();
@@ -936,11 +955,18 @@ export class PostgresStore implements AirlockStore, Cluster {
         input.rule?.fromWorkspaceFile === true,
       ],
     );
-    return rows[0];
+    const [row] = rows;
+    return row === undefined ? undefined : this.onOwnClock(row);
   }
 
-  /** Why a claim did not win: the call was decided, timed out, stopped, or is not there. */
-  private async whyNotClaimed(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
+  /**
+   * Why a claim did not win: the call was decided, timed out, stopped, or is not there. A call still undecided past its
+   * deadline by the database's clock has its timeout recorded here, as its owner or the instance taking its run over
+   * would record it: answered "timed out" with nothing recorded, the call stayed undecided while its owner, dead or
+   * not at the deadline yet by its own timer, kept it up, refused to everyone (found in review). The claim tells
+   * every instance, its owner too.
+   */
+  private async whyNotClaimed(input: ClaimDecisionInput, timeoutTried = false): Promise<ClaimDecisionResult> {
     const [undecided] = await this.rows<{ expired: boolean; cancel_requested: boolean }>(
       `SELECT t.expires_at IS NOT NULL AND t.expires_at <= ${DB_NOW} AS expired, r.cancel_requested FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.ended_at IS NULL AND ($3::bigint IS NULL OR r.fence = $3::bigint)
@@ -949,7 +975,14 @@ export class PostgresStore implements AirlockStore, Cluster {
     );
     // A Stop first: the call of a stopped run ends cancelled with its run, whatever its deadline.
     if (undecided?.cancel_requested === true) return { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null, runStopped: true };
-    if (undecided?.expired === true) return { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
+    if (undecided?.expired === true) {
+      const timedOut = { status: 'already-decided' as const, decision: 'timeout' as const, source: 'system', reason: null, grantId: null };
+      if (timeoutTried) return timedOut;
+      const timeout: ClaimDecisionInput = { sessionId: input.sessionId, approvalId: input.approvalId, decision: 'timeout', source: 'system', decidedAt: input.decidedAt };
+      if ((await this.claimRow(this.pool, input.fence === undefined ? timeout : { ...timeout, fence: input.fence })) !== undefined) return timedOut;
+      // Decided, stopped or taken over meanwhile: read again.
+      return this.whyNotClaimed(input, true);
+    }
     // Still waiting, and the claim was this run's owner's: only its grant was missing.
     if (undecided !== undefined && input.source === 'grant') return { status: 'grant-gone' };
     const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant' | 'edited_arguments'> & { run_stopped: boolean }>(
@@ -972,7 +1005,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async listPendingApprovals(sessionId: string): Promise<PendingApproval[]> {
-    const rows = await this.rows<LedgerRow>(
+    const rows = await this.ledgerRows(
       `SELECT ${prefixed('t', LEDGER_COLUMNS)} FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
        WHERE t.session_id = $1 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL AND ${STILL_DECIDABLE} ORDER BY t.ledger_id`,
       [sessionId],
@@ -981,7 +1014,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async getPendingApproval(sessionId: string, approvalId: string): Promise<PendingApprovalRecord | undefined> {
-    const [row] = await this.rows<LedgerRow>(
+    const [row] = await this.ledgerRows(
       `SELECT ${prefixed('t', LEDGER_COLUMNS)} FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL AND ${STILL_DECIDABLE} ORDER BY t.ledger_id LIMIT 1`,
       [approvalId, sessionId],
@@ -1016,6 +1049,19 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   private async rows<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
     return (await this.pool.query<Row>(text, values)).rows;
+  }
+
+  /** Ledger rows, their deadlines on this instance's clock. */
+  private async ledgerRows(text: string, values?: unknown[]): Promise<LedgerRow[]> {
+    return (await this.rows<LedgerRow>(text, values)).map((row) => this.onOwnClock(row));
+  }
+
+  /**
+   * A ledger row as read, its deadline on this instance's clock: kept on the database's (see ledger changes' `clock`),
+   * as every check of it (the waiting list, a decision, a takeover) reads it.
+   */
+  private onOwnClock(row: LedgerRow): LedgerRow {
+    return row.expires_at === null ? row : { ...row, expires_at: this.clock.fromDatabase(row.expires_at) };
   }
 }
 
@@ -1248,14 +1294,14 @@ async function insertMessagesOf(client: Queryable, inputs: readonly AppendEventI
   }
 }
 
-async function applyLedgerChange(client: Queryable, runId: string, sessionId: string, change: LedgerChange): Promise<void> {
+async function applyLedgerChange(client: Queryable, runId: string, sessionId: string, change: LedgerChange, clock: DatabaseClock): Promise<void> {
   let changed: number | null;
   switch (change.kind) {
     case 'start':
       await client.query(
         `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only, asked_because)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, change.expiresAt, shownToolJson(change), change.exactGrantsOnly === true, askedBecauseJson(change)],
+        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, clock.toDatabase(change.expiresAt), shownToolJson(change), change.exactGrantsOnly === true, askedBecauseJson(change)],
       );
       return;
     case 'decision':
@@ -1301,6 +1347,26 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
   if (changed === 0) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
 }
 
+/** This instance's clock and the database's, read around one statement. */
+async function readClocks(client: Queryable, now: () => number): Promise<ClockReading> {
+  const before = now();
+  const { rows } = await client.query<{ at: number }>(`SELECT ${DB_NOW} AS at`);
+  return { before, at: rows[0]!.at, after: now() };
+}
+
+/**
+ * Says at the start when this instance's clock is off the database's by more than CLOCK_OFF_WARNING_MS. Leases and
+ * the deadlines of waiting calls hold whatever it is; the times this instance records (a call put up, decided, run)
+ * are on its own.
+ */
+function sayIfClockOff(clock: DatabaseClock, log: (line: string) => void): void {
+  const off = Math.abs(clock.aheadMs);
+  if (off <= CLOCK_OFF_WARNING_MS) return;
+  log(
+    `This instance's clock is ${(off / 1000).toFixed(1)} s ${clock.aheadMs > 0 ? 'behind' : 'ahead of'} the database's: leases and the deadlines of waiting calls follow the database's clock, but the times it records (a call put up, decided, run) are its own, out of step with other instances'. Set its clock right (NTP).`,
+  );
+}
+
 function shownToolJson(change: Extract<LedgerChange, { kind: 'start' }>): string | null {
   return change.tool === undefined ? null : JSON.stringify(change.tool);
 }
@@ -1323,14 +1389,15 @@ async function stopStored(client: Queryable, runId: string): Promise<boolean> {
 /**
  * A ledger change as a data-modifying CTE of the event's statement: applied only when the event was inserted (the
  * `inserted` CTE). A decision changes only an undecided call: one claimed earlier (claimDecision) stays as claimed.
+ * A start's deadline is written on the database's clock (`clock`), as applyLedgerChange writes it.
  */
-function ledgerStatement(runId: string, sessionId: string, change: LedgerChange, p: (value: unknown) => string): string {
+function ledgerStatement(runId: string, sessionId: string, change: LedgerChange, p: (value: unknown) => string, clock: DatabaseClock): string {
   const inserted = 'EXISTS (SELECT 1 FROM inserted)';
   switch (change.kind) {
     case 'start':
       return `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, shown_tool, exact_grants_only, asked_because)
         SELECT ${p(runId)}::text, ${p(sessionId)}::text, ${p(change.toolCallId)}::text, ${p(change.toolName)}::text, ${p(JSON.stringify(change.arguments))}::text, ${p(change.approvalId)}::text,
-          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(change.expiresAt)}::bigint, ${p(shownToolJson(change))}::text, ${p(change.exactGrantsOnly === true)}::boolean,
+          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(clock.toDatabase(change.expiresAt))}::bigint, ${p(shownToolJson(change))}::text, ${p(change.exactGrantsOnly === true)}::boolean,
           ${p(askedBecauseJson(change))}::text
         WHERE ${inserted}`;
     case 'decision':

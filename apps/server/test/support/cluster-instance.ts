@@ -23,6 +23,8 @@ export interface ClusterInstanceOptions {
   asStore?: (store: PostgresStore) => PostgresStore;
   /** What its chat service and rule book use as their cluster, made from the instance's store. Default that store. */
   asCluster?: (store: PostgresStore) => Cluster;
+  /** The instance's wall clock, for its store and its approval registry (one whose clock is off the database's). Default Date.now. */
+  now?: () => number;
   /** Further options of its chat service, over those above (tool slots, how soon it tries the store again, its model). Default none. */
   service?: Partial<ChatServiceOptions>;
 }
@@ -42,10 +44,11 @@ export interface ClusterInstance {
  */
 export async function clusterInstance(db: TestDatabase, cleanups: Cleanups, options: ClusterInstanceOptions): Promise<ClusterInstance> {
   const { name, model = new ConversationModel('echo', 'text') } = options;
-  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: options.leaseMs ?? 60_000, log: () => {} });
+  const clock = options.now === undefined ? {} : { now: options.now };
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: options.leaseMs ?? 60_000, log: () => {}, ...clock });
   const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: options.workspace ?? tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: options.tools, store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...options.service });
+  const chat = new ChatService({ registry: new ApprovalRegistry(clock), model: () => model, tools: options.tools, store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...options.service });
   let stopped = false;
   cleanups.push(async () => {
     if (stopped) return;
