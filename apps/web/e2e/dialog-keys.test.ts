@@ -26,6 +26,26 @@ async function hide(page: Page): Promise<void> {
   });
 }
 
+/** Where the focus is: a description of the focused element, and whether it is in the open dialog. */
+async function focusedPlace(page: Page): Promise<{ name: string; inDialog: boolean }> {
+  return page.evaluate(() => {
+    const element = document.activeElement;
+    if (element === null || element === document.body) return { name: '(the page)', inDialog: false };
+    const name = `${element.tagName.toLowerCase()}[${element.getAttribute('aria-label') ?? element.textContent?.trim().slice(0, 40) ?? ''}]`;
+    return { name, inDialog: element.closest('[role="dialog"]') !== null };
+  });
+}
+
+/** The places the focus goes through as `key` is pressed `times` times. */
+async function focusPath(page: Page, key: string, times: number): Promise<{ name: string; inDialog: boolean }[]> {
+  const path = [];
+  for (let i = 0; i < times; i++) {
+    await page.keyboard.press(key);
+    path.push(await focusedPlace(page));
+  }
+  return path;
+}
+
 describe('the settings dialog', () => {
   // Found from outside: Alt+N in the open dialog opened the other chat's waiting card behind it and focused that card,
   // so the dialog's "Confirm tool calls" turned off asking in a chat the person had not opened it for, and `a` typed
@@ -91,5 +111,42 @@ describe('the settings dialog', () => {
     await page.getByRole('heading', { level: 1, name: 'other chat' }).waitFor();
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     expect(await dialog.count()).toBe(0);
+  });
+  // Found in review: the dialog said aria-modal but held neither the focus nor the page. Tab from its last control
+  // reached Allow in "Waiting for you" behind it, Shift+Tab reached the card's Allow, and Space (or `a` on the card)
+  // ran the call with the dialog still open.
+  it('holds the focus while open: Tab and Shift+Tab reach nothing behind it, and the call waits until the dialog is closed', async () => {
+    suite.airlock.model.enqueue(runTerminal, { text: 'The call ran.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('run it');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await chat.button(card, 'Allow terminal').waitFor();
+    await page.getByRole('button', { name: `Allow terminal “${RECORDING_COMMAND}” in run it`, exact: true }).and(page.locator(':not([data-arming])')).waitFor();
+
+    const settings = page.getByRole('button', { name: 'Settings', exact: true });
+    await settings.click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    // Enough presses to go round the dialog's controls more than once, each way.
+    const controls = await dialog.locator('button, input').count();
+    const backwards = await focusPath(page, 'Shift+Tab', controls + 3);
+    await dialog.getByRole('button', { name: 'Export the ledger', exact: true }).focus();
+    const forwards = await focusPath(page, 'Tab', controls + 3);
+    expect([...backwards, ...forwards].filter((place) => !place.inDialog && place.name !== '(the page)')).toStrictEqual([]);
+    // The dialog's own controls are still reached, round and round.
+    expect(forwards.filter((place) => place.name === 'button[Close settings]').length).toBeGreaterThan(0);
+    expect(await page.evaluate(() => document.activeElement?.closest('aside, main') ?? null)).toBeNull();
+
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await settings.evaluate((element) => element === document.activeElement)).toBe(true);
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    expect(await suite.airlock.runCount()).toBe(0);
+    await chat.button(card, 'Allow terminal').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('The call ran.');
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 });

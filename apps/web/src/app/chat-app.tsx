@@ -154,7 +154,9 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
 
   return (
     <div className="app">
-      <aside className="sidebar">
+      {/* Behind the open Settings dialog the page takes neither the focus nor a click: Tab out of the dialog reached
+          the Allow buttons it covers. */}
+      <aside className="sidebar" inert={settingsOpen}>
         <div className="brand">
           <span className="logo" aria-hidden="true" />
           Airlock
@@ -191,7 +193,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
           Settings
         </button>
       </aside>
-      <main className="main">
+      <main className="main" inert={settingsOpen}>
         <header className="topbar">
           {reading ? (
             <h1 className="chat-title chat-title-reading" aria-busy="true">

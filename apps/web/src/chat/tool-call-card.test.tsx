@@ -333,6 +333,32 @@ describe('ToolCallCard keys', () => {
     expect(decided).toStrictEqual([{ decision: 'allow' }]);
   });
 
+  // Found in review: Shift+Tab out of the open Settings dialog reached the card it covers, and its `a` allowed.
+  it('takes no key while a modal dialog covers it: nothing is decided, nothing typed into the message box', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    const dialog = document.body.appendChild(document.createElement('section'));
+    dialog.setAttribute('role', 'dialog');
+    dialog.setAttribute('aria-modal', 'true');
+    try {
+      for (const key of ['a', 'd', 'x']) fireEvent.keyDown(card, { key });
+      act(() => {
+        vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+      });
+      expect(decided).toStrictEqual([]);
+      expect(box.value).toBe('');
+      expect(card.textContent).not.toContain('Allowing…');
+    } finally {
+      dialog.remove();
+    }
+    fireEvent.keyDown(card, { key: 'a' });
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([{ decision: 'allow' }]);
+  });
+
   it('takes "a" then more letters for typing: nothing is decided, and the focus and the "a" go to the message box', () => {
     vi.useFakeTimers();
     const decided: unknown[] = [];

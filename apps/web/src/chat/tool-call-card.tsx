@@ -15,6 +15,7 @@ import { WaitingDraftsContext, type EditDraft, type WaitingDraft } from './waiti
 import { RuleAsked } from '../rules/rule-asked';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { shownWhole } from '../lib/shown-whole';
+import { behindModal } from '../lib/behind-modal';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
 import { useCallDecider, type DecidedBy, type TabDecision, type TabDecisionOutcome } from './tab-decisions';
@@ -179,6 +180,8 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   // A letter typed on one of the card's buttons (reached with Tab from the card) goes to the message box too.
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
     if (state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
+    // A card an open dialog covers is not the one the person is looking at (the page behind is inert as well).
+    if (behindModal(event.currentTarget)) return;
     if (event.target !== event.currentTarget) {
       if (event.key !== ' ' && !isTextEntry(event.target as Element)) typing(event);
       return;

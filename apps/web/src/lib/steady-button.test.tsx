@@ -221,6 +221,33 @@ describe('SteadyButton', () => {
     expect(ignored).not.toHaveBeenCalled();
   });
 
+  // Found in review: Tab out of the open Settings dialog reached the Allow buttons it covers, and Space on one allowed.
+  it('decides nothing, for a key or a pointer, while a modal dialog it is not in is open; one in the dialog still decides', () => {
+    const decided = vi.fn();
+    const inDialog = vi.fn();
+    render(
+      <>
+        <SteadyButton onClick={decided}>Allow</SteadyButton>
+        <div role="dialog" aria-modal="true">
+          <SteadyButton onClick={inDialog}>Confirm</SteadyButton>
+        </div>
+      </>,
+    );
+    wait(ARMING_MS);
+    const behind = screen.getByRole('button', { name: 'Allow' });
+    fireEvent.click(behind, { detail: 0 });
+    mouseMove(behind);
+    mouseClick(behind);
+    expect(decided).not.toHaveBeenCalled();
+    const confirm = screen.getByRole('button', { name: 'Confirm' });
+    fireEvent.click(confirm, { detail: 0 });
+    expect(inDialog).toHaveBeenCalledTimes(1);
+
+    document.querySelector('[aria-modal]')!.removeAttribute('aria-modal');
+    fireEvent.click(behind, { detail: 0 });
+    expect(decided).toHaveBeenCalledTimes(1);
+  });
+
   it('takes a space or Enter after letters typed on it for typing, until the focus leaves and comes back', () => {
     const { button, decided, ignored } = renderButton();
     wait(ARMING_MS);

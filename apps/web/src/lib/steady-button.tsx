@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ButtonHTMLAttributes, type KeyboardEvent, type MouseEvent, type PointerEvent } from 'react';
+import { behindModal } from './behind-modal';
 import { shownWhole } from './shown-whole';
 import { sameSpot, spotOf, watchSpot, type Spot, type SpotWatch } from './spot-watch';
 
@@ -34,7 +35,8 @@ export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonE
  * typed on the button since it took the focus: that is someone typing ("no way") into what they took for a text
  * box, and it decides nothing until the focus leaves and comes back; and one on a button off screen, which is brought
  * into view (the person scrolled away from it and pressed space to scroll on). A button whose decision covers what may change
- * under it (`decides`) re-arms when that changes, for pointer and keys alike.
+ * under it (`decides`) re-arms when that changes, for pointer and keys alike. Behind an open modal dialog it decides
+ * nothing at all.
  */
 export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKeyDown, onFocus, ...props }: SteadyButtonProps) {
   const button = useRef<HTMLButtonElement>(null);
@@ -85,6 +87,7 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKe
     onKeyDown?.(event);
   };
   const click = (event: MouseEvent<HTMLButtonElement>) => {
+    if (behindModal(event.currentTarget)) return;
     const changed = performance.now() - changedAt.current < ARMING_MS;
     // detail 0: a key (Enter, Space) or a script, not a pointer.
     if (event.detail === 0) {
