@@ -1,10 +1,11 @@
 import { createAirlockClient, parseStartupLink } from '@airlock/client';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { useBrowserSuite } from './support/browser-suite';
-import { ChatPage } from './support/chat-page';
+import { ChatPage, PAGE_TIMEOUT_MS } from './support/chat-page';
+import { stopTime } from './support/tab-clock';
 
 const suite = useBrowserSuite();
 
@@ -326,5 +327,61 @@ describe('lasting rules in the browser', () => {
     expect(await panel.getByRole('alert').textContent()).toContain('rules[0].match.glob');
     expect(await panel.getByRole('list', { name: 'Deny rules kept from its last valid version' }).textContent()).toContain('curl');
     expect(await panel.getByRole('button').allTextContents()).toStrictEqual(['Stop trusting']);
+  });
+  // Found in review: the server refuses a click whose rule is no longer the one it would save, and the card reads the
+  // rule again and shows it, but Always allow stayed armed beside it: the second click of a double-click saved the
+  // wider rule read again, which the person had not seen.
+  it('re-arms Always allow when the rule it shows is read again, changed, after a refused click: the second click of a double-click saves nothing', async () => {
+    const exact = 'Allow the command yarn why lodash exactly in this workspace';
+    const wider = 'Allow commands starting with yarn why in this workspace';
+    // With yarnPath set, yarn runs a file of the workspace: the rule proposed is for the exact command only.
+    await writeFile(join(suite.airlock.workspace, '.yarnrc.yml'), 'yarnPath: ./yarn.cjs\n');
+    suite.airlock.model.enqueue(terminal('yarn why lodash'), { text: 'Why done.' });
+    // This tab's clock is the test's: the second click comes at once after the rule read again, however loaded the machine.
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+    await page.clock.install();
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await chat.send('why lodash');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByRole('radio', { name: 'this workspace' }).check();
+    const proposed = card.getByTestId('proposed-rule');
+    await proposed.getByText(exact, { exact: false }).waitFor();
+    const always = chat.button(card, 'Always allow terminal');
+    const box = await always.boundingBox();
+    if (box === null) throw new Error('Always allow has no box');
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    await page.mouse.move(x - 3, y);
+    await page.mouse.move(x, y);
+    await stopTime(page);
+
+    // The file goes before the click: the server refuses the exact rule, as it would now save the wider one.
+    await rm(join(suite.airlock.workspace, '.yarnrc.yml'));
+    await page.mouse.down();
+    await page.mouse.up();
+    await card.getByText('The server refused your decision', { exact: false }).waitFor();
+    // The page's own deferred work (its reads' notifications) runs, and its clock stays where it stood.
+    await vi.waitFor(
+      async () => {
+        await page.clock.runFor(0);
+        expect(await proposed.textContent()).toContain(wider);
+      },
+      { timeout: PAGE_TIMEOUT_MS },
+    );
+    await page.mouse.down({ clickCount: 2 });
+    await page.mouse.up({ clickCount: 2 });
+    await card.getByText('Nothing was decided: what the button decides had just changed as you clicked.', { exact: false }).waitFor();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+
+    // Seen, the wider rule is saved by a click once the button has stood beside it for a moment.
+    await page.clock.resume();
+    await always.click();
+    await chat.waitForText('Why done.');
+    await openRules(chat);
+    await rule(chat, wider).waitFor();
+    expect(await rule(chat, exact).count()).toBe(0);
   });
 });

@@ -1,14 +1,18 @@
 import type { AppRouter } from '@airlock/client';
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import type { TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ARMING_MS } from '../lib/steady-button';
 import { testTrpc } from '../lib/test-trpc';
 import { CurrentSessionContext } from './current-session';
 import { DecisionControls } from './decision-controls';
 import type { DecisionProblem } from './tool-call-state';
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
 
 /** Answers `rules.propose` with a rule naming the scope asked for. */
 const proposing: TRPCLink<AppRouter> = () => ({ op }) =>
@@ -80,6 +84,8 @@ describe('the rule Always allow saves', () => {
     });
 
   it('is sent with the decision as the card shows it, and read again after the server refused it as changed', async () => {
+    // Only the page's clock (performance.now, read by the button) is the test's; the reads' own timers run.
+    vi.useFakeTimers({ toFake: ['performance'] });
     const { link, reads } = drafting(['yarn why lodash', 'yarn why']);
     const { provide } = testTrpc(link);
     const onDecide = vi.fn();
@@ -92,12 +98,25 @@ describe('the rule Always allow saves', () => {
     const { rerender } = render(controls(null));
     fireEvent.click(screen.getByRole('radio', { name: 'everywhere' }));
     await screen.findByText('Allow commands starting with yarn why lodash');
+    // The button re-arms beside the rule shown: the click comes once it has stood there for a moment.
+    act(() => {
+      vi.advanceTimersByTime(ARMING_MS);
+    });
     fireEvent.click(screen.getByRole('button', { name: 'Always allow terminal' }));
     expect(tokensSent(onDecide)).toStrictEqual([['global', ['yarn', 'why', 'lodash']]]);
 
     rerender(controls({ kind: 'refused', why: 'conflict', message: 'the rule "Always allow" would save for this call is no longer the one shown' }));
     await screen.findByText('Allow commands starting with yarn why');
     expect(reads.count).toBe(2);
+    // Found in review: the button stayed armed beside the rule read again, and the second click of a double-click
+    // saved it unseen. A click (here a key's) at once decides nothing, and says why.
+    fireEvent.click(screen.getByRole('button', { name: 'Always allow terminal' }));
+    expect(tokensSent(onDecide)).toStrictEqual([['global', ['yarn', 'why', 'lodash']]]);
+    screen.getByText('Nothing was decided: what the button decides had just changed as you clicked.', { exact: false });
+
+    act(() => {
+      vi.advanceTimersByTime(ARMING_MS);
+    });
     fireEvent.click(screen.getByRole('button', { name: 'Always allow terminal' }));
     expect(tokensSent(onDecide)).toStrictEqual([
       ['global', ['yarn', 'why', 'lodash']],

@@ -1,4 +1,4 @@
-import { useContext, useEffect } from 'react';
+import { useContext, useEffect, useLayoutEffect } from 'react';
 import type { ConfirmInput, ToolAnnotations } from '../lib/api-types';
 import type { DecisionProblem } from './tool-call-state';
 import { trpc } from '../lib/trpc';
@@ -106,7 +106,9 @@ function ProposedRule({ id, sessionId, approvalId, scope, problem, onReady }: Pr
   const rule = proposal.data?.draft;
   // onReady is a new function on every render: a rule read (or read anew) is news, and so is a scope picked again,
   // whose rule, read before, comes from the cache as ready as the last scope's was (the button had stayed off beside it).
-  useEffect(() => onReady(ready, rule), [ready, rule, scope]);
+  // Before the page is painted, and before any click: the button re-arms (see DecisionControls) in the same task that
+  // draws the rule read again.
+  useLayoutEffect(() => onReady(ready, rule), [ready, rule, scope]);
   // The server refuses a decision whose rule is no longer the one it would save (a file of the workspace changed what
   // the call's rule needs): the rule is read again, and shown, for the person to decide on.
   useEffect(() => {

@@ -5,6 +5,7 @@ import type { Decision, ToolAnnotations } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
+import { grantScope } from './grant-scope';
 import { VisibleTextView } from './tool-arguments';
 import { heldFor } from './answer-holds';
 import { decisionHeld, MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
@@ -103,6 +104,9 @@ export function DecisionControls({
           disabled={busy || editHeld || !always.ready}
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
+          // What it saves, as shown beside it: a rule read again (after the server refused a click as changed, after a
+          // reconnect) re-arms it, so the second click of a double-click does not save a rule drawn as it came.
+          decides={always.scope === 'chat' ? `chat:${grantScope(toolName, annotations)}` : `${always.scope}:${JSON.stringify(always.rule ?? null)}`}
           onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope, ...(always.rule === undefined ? {} : { rule: always.rule }) }) })}
           onUnsteadyClick={setIgnoredClick}
         >
