@@ -1,6 +1,10 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../tools/test-support';
 import { evaluateRules } from './evaluate-rules';
 import { gitArgumentsCovered } from './git-arguments';
+import { all, decisions, gitDirectory } from './git-test-layouts';
 import { context, prefix, terminal } from './rule-fixtures';
 
 async function decide(command: string, rule: string): Promise<string> {
@@ -810,5 +814,19 @@ describe("git: a branch's upstream, where a bare push or pull goes, is set only 
     ['git fetch --set-upstream origin main', 'git fetch --set-upstream origin main'],
   ])('a rule for %s still allows %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('allow');
+  });
+});
+
+// Found in review: bash expands a `~` only at a word's start (or after `=` or `:` in an assignment), so `HEAD~1` is
+// the revision git is given; in a workspace that exists, `git diff HEAD~1` was asked as a path that "may lead outside".
+describe('git in a workspace that exists: a revision with a ~ past its start is no path the shell computes', () => {
+  it('allows what the proposed rules cover, and asks about a ~ that starts a word', async () => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'project');
+    await mkdir(workspace);
+    await gitDirectory(workspace);
+    const allowed = ['git diff HEAD~1', 'git diff HEAD~1 --stat', 'git diff main~1', 'git diff HEAD~2 HEAD~1 -- src', 'git log HEAD~3..HEAD', 'git show HEAD~1:src/a.ts'];
+    const asked = ['git diff ~/x', 'git diff HEAD ~/.ssh/id_rsa', 'git diff ~root/x', 'git diff HEAD~1 ../other'];
+    expect(await decisions(workspace, [...allowed, ...asked])).toStrictEqual({ ...all(allowed, 'allow'), ...all(asked, 'ask') });
   });
 });

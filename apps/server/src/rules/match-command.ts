@@ -24,7 +24,7 @@ import { commandBaseName, CROSS_TARGET, isExactOnlyCommand, isExactOnlyProgram, 
 import { PLAIN_SUBCOMMANDS, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
 import { embeddedTool, nixSettingsRunCode, opensslLoadsCode, pandocRunsCode, runsBySubcommand as runsCommandBySubcommand, runsPlugin, texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
-import type { ShellWord } from './shell-word';
+import { plainWord, type ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
 
 /** Option spellings deny rules take as one, per command: `rm -R`, `rm --recursive` and `rm -r` are the same. */
@@ -475,15 +475,6 @@ function gitChangesNothing(command: SimpleCommand): boolean {
   const words = command.words.map(plainWord);
   const spec = CODE_RUNNING_OPTIONS.get('git');
   return spec !== undefined && gitCommandReadsOnly(words) && !carriesCodeOption(command.words.slice(1), 'git', spec, () => false);
-}
-
-/**
- * A word's text as the program gets it, where the shell cannot make it another or several: a literal, or one whose
- * only mark is a `~` past its start, which bash leaves as it is (`HEAD~1`); undefined for any other.
- */
-function plainWord(word: ShellWord): string | undefined {
-  if (word.kind === 'literal') return word.value;
-  return word.variables.length === 0 && /^[\w./:@^-]+~[\w./:@^~-]*$/.test(word.text) ? word.text : undefined;
 }
 
 /**

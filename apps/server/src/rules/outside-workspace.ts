@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FoldersWalked } from './links-below';
-import type { ShellWord } from './shell-word';
+import { plainWord, type ShellWord } from './shell-word';
 import type { GitTopAbove } from './git-top-above';
 import type { GitLooks } from './submodule-configs';
 
@@ -194,6 +194,9 @@ export function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean)
 
 function wordLeadsOut(word: ShellWord, facts: PathFacts, folder: boolean): boolean {
   if (word.kind === 'literal') return pathLeadsOut(word.value, facts, folder);
+  // `HEAD~1`: the shell gives the program its text.
+  const plain = plainWord(word);
+  if (plain !== undefined) return pathLeadsOut(plain, facts, folder);
   if (facts.fileSystemChanged === true) return true;
   if (word.variables.length > 0) return true;
   const text = word.text.replace(/["']/g, '');

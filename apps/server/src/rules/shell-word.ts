@@ -8,6 +8,16 @@ import type { Node } from 'web-tree-sitter';
  */
 export type ShellWord = { kind: 'literal'; value: string } | { kind: 'dynamic'; text: string; variables: readonly string[] };
 
+/**
+ * A word's text as the program gets it, where the shell cannot make it another or several: a literal, or one whose
+ * only mark is a `~` past its start, which bash leaves as it is (`HEAD~1`: it expands one at a word's start, or after
+ * `=` or `:` in a word written as an assignment, which holds no `=` here); undefined for any other.
+ */
+export function plainWord(word: ShellWord): string | undefined {
+  if (word.kind === 'literal') return word.value;
+  return word.variables.length === 0 && /^[\w./:@^-]+~[\w./:@^~-]*$/.test(word.text) ? word.text : undefined;
+}
+
 /** A word the engine will not see through, with the construct that made it so. */
 export interface RefusedWord {
   kind: 'refused';
