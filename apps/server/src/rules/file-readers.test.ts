@@ -637,6 +637,52 @@ describe('tee, which writes the files it is named', () => {
   });
 });
 
+// Found in review: lines whose earlier command cannot leave a link were asked after a7b2e5b4. touch and truncate make
+// or change regular files only, and `timeout 60 npm test` runs the project's code as `npm test` does, in the same
+// folder and environment; a wrapper that may change either (`env -C sub`, `env PATH=…`, `stdbuf`) is not seen through.
+describe('a program that prints the files it is named, after a command that cannot leave a link or runs the project code behind a wrapper', () => {
+  const rules = [
+    ...['timeout 60 npm test', 'nice -n 5 npm test', 'nohup npm test', 'time npm test', 'timeout 60 nice npm test', 'timeout 60 tar -xf vendor.tar', 'env -C sub npm test', 'env PATH=/tmp/bin npm test', 'stdbuf -oL npm test', 'tar -xf vendor.tar', "sed -i '1e ln -s ../id_rsa link' a.txt"].map((line) =>
+      prefix(line, { exact: true }),
+    ),
+    ...['touch', 'truncate', 'ln', 'unzip', 'cp', 'cat', 'tail', 'npm test'].map((words) => prefix(words)),
+  ];
+  const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each([
+    'touch x && cat README.md',
+    'touch -c -d 2020-01-01 a.txt && cat a.txt',
+    'truncate -s 0 out.txt && cat README.md',
+    'touch a.txt b.txt && cat a.txt b.txt',
+    'timeout 60 npm test && cat out.txt',
+    'timeout 60 npm test; tail -n 20 log.txt',
+    'time npm test && cat out.txt',
+    'nice -n 5 npm test && cat out.txt',
+    'nohup npm test && cat out.txt',
+    'timeout 60 nice npm test && cat out.txt',
+  ])('allows %j (asked before)', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+
+  it.each([
+    'tar -xf vendor.tar && cat link',
+    'touch x && tar -xf vendor.tar && cat link',
+    'tar -xf vendor.tar && touch x && cat link',
+    'unzip x.zip && cat link',
+    'cp -a vendor/. . && cat link',
+    'ln -s ~/.ssh/id_rsa l && cat l',
+    'touch x && ln -s ../id_rsa link && cat link',
+    'timeout 60 tar -xf vendor.tar && cat link',
+    'env -C sub npm test && cat link',
+    'env PATH=/tmp/bin npm test && cat link',
+    'stdbuf -oL npm test && cat link',
+    // sed's `e` command and `s///e` run a shell command, which may make a link.
+    "sed -i '1e ln -s ../id_rsa link' a.txt && cat link",
+  ])('asks about %j', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+});
+
 // The cost of the case above: git and find counted as commands that may change the file system, so lines an agent
 // writes all day (`git log --oneline | head -20`, `find . -name '*.ts' | head -n 5`) were asked about under the rules
 // "Always allow" proposes for their parts. git's commands that only read the repository, with no option that runs a

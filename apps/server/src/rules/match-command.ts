@@ -466,6 +466,20 @@ export function changesFileSystem(command: SimpleCommand): boolean {
   return !PREFIX_PROPOSED_COMMANDS.has(first.value) && !CHANGES_DIRECTORY.has(first.value) && first.value !== 'mkdir' && first.value !== 'shift';
 }
 
+/** Programs that change files but make no link and run no other program: touch makes or dates regular files, truncate sizes them. */
+const LINKLESS_WRITERS = new Set(['touch', 'truncate']);
+
+/**
+ * Whether `command` may change the file system so that a path leads elsewhere (`changesFileSystem`) by a link it
+ * makes or re-points: any but touch and truncate by their bare name (`LINKLESS_WRITERS`), whose files are regular
+ * ones a program that prints them finds as they are named. sed -i is not one: its `e` command and `s///e` run a
+ * shell command.
+ */
+export function mayLeaveLinks(command: SimpleCommand): boolean {
+  const [first] = command.words;
+  return changesFileSystem(command) && !(first?.kind === 'literal' && LINKLESS_WRITERS.has(first.value));
+}
+
 /**
  * Whether a call of git changes nothing a path leads through: one of its commands that only read, here
  * (`gitCommandReadsOnly`), every word literal, and none of git's options that run a program or write a file
@@ -488,6 +502,12 @@ function findChangesNothing(command: SimpleCommand): boolean {
   return command.words.every((word) => word.kind === 'literal' && !FIND_ACTIONS.has(word.value));
 }
 
+/**
+ * Wrappers that run the command they are given where they run, in the same environment, by their bare name: `env`
+ * (`-C`, `PATH=…`) and `stdbuf` (`LD_PRELOAD`) are not.
+ */
+const SAME_PLACE_WRAPPERS = new Set(['timeout', 'nice', 'nohup', 'time']);
+
 /** Test runners, which run the code of the tests they collect (eslint and prettier, read as they are, are none). */
 const TEST_RUNNERS = new Set(['pytest', 'vitest', 'jest', 'rspec', 'phpunit', 'tox']);
 
@@ -502,11 +522,17 @@ const PROJECT_CODE_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new M
  * words (behind a wrapper it is not counted): a test runner, a make target, a script of npm, pnpm or Yarn (`npm test`,
  * `npm run build`), cargo's and go's subcommands that build or run the project (`PROJECT_CODE_SUBCOMMANDS`), or a
  * program of the workspace (`./build.sh`). Such a command changing the file system leaves nothing a program that prints
- * the files it is named could show and it could not (`PathFacts.changedByProjectCode`).
+ * the files it is named could show and it could not (`PathFacts.printedAsFound`). Behind a wrapper that runs it in
+ * the same folder and environment (`timeout 60 npm test`: `SAME_PLACE_WRAPPERS`) it counts as well.
  */
 export function runsProjectCode(command: SimpleCommand): boolean {
   const [first, second] = command.words;
   if (first?.kind !== 'literal') return false;
+  if (SAME_PLACE_WRAPPERS.has(first.value)) {
+    const [inner] = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined))).words;
+    const start = inner === undefined || inner.length === 0 ? undefined : command.words.length - inner.length;
+    return start !== undefined && command.words.slice(0, start).every((word) => word.kind === 'literal') && runsProjectCode({ ...command, words: command.words.slice(start) });
+  }
   if (isWorkspaceProgram(first.value)) return true;
   const name = programName(commandBaseName(first.value));
   if (TEST_RUNNERS.has(name) || name === 'make') return true;
@@ -761,7 +787,7 @@ function wrappedFacts(where: WrappedFolder, wrapper: SimpleCommand, facts: LineF
   if (where.kind === 'here') return facts;
   const moved = where.kind === 'named' ? folderAfter({ ...wrapper, words: [{ kind: 'literal', value: 'cd' }, { kind: 'literal', value: where.folder }] }, facts) : 'outside';
   if (moved !== 'outside' && moved?.folder !== undefined) return { ...facts, folder: moved.folder };
-  return { ...facts, leftWorkspace: true, fileSystemChanged: true, changedBefore: true, changedByProjectCode: false };
+  return { ...facts, leftWorkspace: true, fileSystemChanged: true, changedBefore: true, printedAsFound: false };
 }
 
 /**

@@ -26,12 +26,12 @@ export interface PathFacts {
   /**
    * With `fileSystemChanged`: every command that set it runs code of the project's (`runsProjectCode`: a test runner,
    * a make target, a package script, a program of the workspace), which could have read and printed any file itself,
-   * so a program that prints the files it is named shows nothing more by following a link such a command left
-   * (`npm test 2>&1 | tail -n 20`, `make && cat out.txt`). After one that cannot print a file but may leave a link no
-   * rule saw (`tar -xf vendor.tar && cat link`, the archive holding `link -> ~/.ssh/id_rsa`), it is unset.
-   * Default: false.
+   * or leaves no link (`mayLeaveLinks`: touch, truncate), so a program that prints the files it is named shows nothing
+   * more by following a link such a command left (`npm test 2>&1 | tail -n 20`, `make && cat out.txt`, `touch x &&
+   * cat README.md`). After one that cannot print a file but may leave a link no rule saw (`tar -xf vendor.tar && cat
+   * link`, the archive holding `link -> ~/.ssh/id_rsa`), it is unset. Default: false.
    */
-  changedByProjectCode?: boolean;
+  printedAsFound?: boolean;
   /**
    * As `fileSystemChanged`, set whatever the facts judge paths by (also for deny rules, which judge paths as they are
    * now): whether what a program reads of the file system at its start (a nested repository's Git config) may be
@@ -91,10 +91,10 @@ const GLOB = /[*?[]/;
  * The facts the paths a program prints are judged by: as they are now after commands that run code of the project's
  * only, which could have printed the file itself (`npm test 2>&1 | tail -n 20`, whose words are often no path); after
  * one that may have left a link no rule saw and cannot print a file (`tar -xf vendor.tar && cat link`), each may lead
- * anywhere (`PathFacts.changedByProjectCode`).
+ * anywhere (`PathFacts.printedAsFound`).
  */
 export function pathsAsFound<Facts extends PathFacts>(facts: Facts): Facts {
-  return facts.changedByProjectCode === true ? { ...facts, fileSystemChanged: false } : facts;
+  return facts.printedAsFound === true ? { ...facts, fileSystemChanged: false } : facts;
 }
 
 /**
