@@ -4,7 +4,7 @@ import type { LoopEvent } from '@airlock/api';
 import type { AnyTool } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from './support/cleanups';
-import { clusterInstance, type ClusterInstance as Instance } from './support/cluster-instance';
+import { clusterInstance, followRun, type ClusterInstance as Instance } from './support/cluster-instance';
 import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -21,24 +21,8 @@ function instance(db: TestDatabase, name: string, tool: AnyTool, options: { now:
   return clusterInstance(db, cleanups, { name, tools: () => [tool], ...options });
 }
 
-async function follow(on: Instance, sessionId: string, runId: string) {
-  expect(await on.chat.attachable(sessionId, runId)).toBe(true);
-  const follower = on.chat.follow(sessionId, runId, 0, (id, event) => ({ id, event }));
-  cleanups.push(async () => void (await follower.return()));
-  const events: LoopEvent[] = [];
-  return {
-    events,
-    until: async (match: (event: LoopEvent) => boolean) => {
-      const already = events.find(match);
-      if (already) return already;
-      for (;;) {
-        const next = await follower.next();
-        if (next.done) throw new Error(`run ${runId} ended on ${on.name} without the event looked for; saw ${events.map((e) => e.type).join(', ')}`);
-        events.push(next.value.event);
-        if (match(next.value.event)) return next.value.event;
-      }
-    },
-  };
+function follow(on: Instance, sessionId: string, runId: string) {
+  return followRun(on, cleanups, sessionId, runId);
 }
 
 const isEnd = (event: LoopEvent) => event.type === 'run-end';

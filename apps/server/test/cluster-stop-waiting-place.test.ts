@@ -5,7 +5,7 @@ import { ConcurrencyLimit, type AnyTool } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { PostgresStore } from '../src/store';
 import { cleanupsAfterEach } from './support/cleanups';
-import { clusterInstance, interceptCluster, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
+import { clusterInstance, followRun, interceptCluster, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
 import { probeTestDatabase, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -18,23 +18,8 @@ function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) =>
 function instance(db: TestDatabase, name: string, tool: AnyTool, options: Omit<ClusterInstanceOptions, 'name' | 'tools' | 'leaseMs'> = {}, leaseMs = 60_000): Promise<Instance> {
   return clusterInstance(db, cleanups, { name, tools: () => [tool], leaseMs, ...options });
 }
-async function follow(on: Instance, sessionId: string, runId: string) {
-  const follower = on.chat.follow(sessionId, runId, 0, (id, event) => ({ id, event }));
-  cleanups.push(async () => void (await follower.return()));
-  const events: LoopEvent[] = [];
-  return {
-    events,
-    until: async (match: (event: LoopEvent) => boolean) => {
-      const already = events.find(match);
-      if (already) return already;
-      for (;;) {
-        const next = await follower.next();
-        if (next.done) throw new Error(`ended without; saw ${events.map((e) => e.type).join(', ')}`);
-        events.push(next.value.event);
-        if (match(next.value.event)) return next.value.event;
-      }
-    },
-  };
+function follow(on: Instance, sessionId: string, runId: string) {
+  return followRun(on, cleanups, sessionId, runId);
 }
 const isEnd = (event: LoopEvent) => event.type === 'run-end';
 const waitingStart = (event: LoopEvent): event is Extract<LoopEvent, { type: 'tool-start' }> => event.type === 'tool-start' && event.awaitingConfirmation;

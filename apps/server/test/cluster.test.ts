@@ -7,7 +7,7 @@ import type { PostgresStore } from '../src/store';
 import { createBuiltinTools } from '../src/tools';
 import { killAllWith, processesWith, toolNamed } from '../src/tools/test-support';
 import { cleanupsAfterEach } from './support/cleanups';
-import { clusterInstance, interceptCluster, type ClusterInstance as Instance, type ClusterInstanceOptions } from './support/cluster-instance';
+import { clusterInstance, followRun, interceptCluster, type ClusterInstance as Instance, type ClusterInstanceOptions, type FollowedRun } from './support/cluster-instance';
 import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -168,34 +168,9 @@ function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_00
   return clusterInstance(db, cleanups, { name, tools: () => [tool], leaseMs, ...options });
 }
 
-interface Followed {
-  ids: string[];
-  events: LoopEvent[];
-  /** Resolves with the first event matching, read in order. */
-  until(match: (event: LoopEvent) => boolean): Promise<LoopEvent>;
-}
-
 /** Follows a run on one instance from `afterSeq`, as a client's subscription does. */
-async function follow(on: Instance, sessionId: string, runId: string, afterSeq = 0): Promise<Followed> {
-  expect(await on.chat.attachable(sessionId, runId)).toBe(true);
-  const follower = on.chat.follow(sessionId, runId, afterSeq, (id, event) => ({ id, event }));
-  cleanups.push(async () => void (await follower.return()));
-  const followed: Followed = {
-    ids: [],
-    events: [],
-    until: async (match) => {
-      const already = followed.events.find(match);
-      if (already) return already;
-      for (;;) {
-        const next = await follower.next();
-        if (next.done) throw new Error(`run ${runId} ended on ${on.name} without the event looked for; saw ${followed.events.map((e) => e.type).join(', ')}`);
-        followed.ids.push(next.value.id);
-        followed.events.push(next.value.event);
-        if (match(next.value.event)) return next.value.event;
-      }
-    },
-  };
-  return followed;
+function follow(on: Instance, sessionId: string, runId: string, afterSeq = 0): Promise<FollowedRun> {
+  return followRun(on, cleanups, sessionId, runId, afterSeq);
 }
 
 function waitingStart(event: LoopEvent): event is Extract<LoopEvent, { type: 'tool-start' }> {
@@ -1439,7 +1414,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const held = runningMarkHeld();
     const a = await instance(db, 'a', tool, 60_000, { asStore: held.holding, asCluster: (store) => lossyCluster(store, (message) => message.type === 'cancel').cluster });
     const b = await instance(db, 'b', tool);
-    let followed: Followed;
+    let followed: FollowedRun;
     if (source === 'user') {
       const waiting = await startWaiting(a, 's1', 'r1', 'let through');
       followed = waiting.followed;

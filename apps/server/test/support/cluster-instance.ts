@@ -1,7 +1,7 @@
 import { ChatService, type ChatServiceOptions, type Cluster, type PendingApproval } from '@airlock/api';
-import { ApprovalRegistry, type AnyTool, type ChatModel } from '@airlock/core';
+import { ApprovalRegistry, type AnyTool, type ChatModel, type LoopEvent } from '@airlock/core';
 import { tmpdir } from 'node:os';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import { RuleBook } from '../../src/rules';
 import { PostgresStore } from '../../src/store';
 import type { Cleanups } from './cleanups';
@@ -93,4 +93,35 @@ export function interceptCluster(store: PostgresStore, replaced: Partial<Cluster
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** A run followed on one instance (followRun): the event ids and events read so far. */
+export interface FollowedRun {
+  ids: string[];
+  events: LoopEvent[];
+  /** Resolves with the first event matching, read in order. */
+  until(match: (event: LoopEvent) => boolean): Promise<LoopEvent>;
+}
+
+/** Follows a run on one instance from `afterSeq`, as a client's subscription does; the follower ends with `cleanups`. */
+export async function followRun(on: ClusterInstance, cleanups: Cleanups, sessionId: string, runId: string, afterSeq = 0): Promise<FollowedRun> {
+  expect(await on.chat.attachable(sessionId, runId)).toBe(true);
+  const follower = on.chat.follow(sessionId, runId, afterSeq, (id, event) => ({ id, event }));
+  cleanups.push(async () => void (await follower.return()));
+  const followed: FollowedRun = {
+    ids: [],
+    events: [],
+    until: async (match) => {
+      const already = followed.events.find(match);
+      if (already) return already;
+      for (;;) {
+        const next = await follower.next();
+        if (next.done) throw new Error(`run ${runId} ended on ${on.name} without the event looked for; saw ${followed.events.map((e) => e.type).join(', ')}`);
+        followed.ids.push(next.value.id);
+        followed.events.push(next.value.event);
+        if (match(next.value.event)) return next.value.event;
+      }
+    },
+  };
+  return followed;
 }
