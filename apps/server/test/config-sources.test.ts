@@ -2,22 +2,17 @@ import { ChatService } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel } from '@airlock/core/testing';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config';
 import { startServer } from '../src/start-server';
+import { tempDir } from './support/temp-dir';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const TSX_LOADER = new URL('../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
-
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-config-sources-')));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
 
 /** Runs the real server with `args` in `cwd` and returns what it wrote to stderr once it exits. */
 function runServer(args: readonly string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -33,7 +28,7 @@ function runServer(args: readonly string[], cwd: string): Promise<{ code: number
 
 describe('errors found after loading the config name what the person wrote', () => {
   it('a bad MCP file given with --mcp-config through a link: the flag and the path given, not the target nor its content', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-config-sources-');
     await writeFile(join(dir.path, 'secret.txt'), 'root:x:0:0:hunter2\n');
     await symlink(join(dir.path, 'secret.txt'), join(dir.path, 'mcp-bad.json'));
 
@@ -48,7 +43,7 @@ describe('errors found after loading the config name what the person wrote', () 
   }, 60_000);
 
   it('an MCP file that starts with a byte order mark, as some editors save it: the mark named, not "expected a value"', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-config-sources-');
     await writeFile(join(dir.path, 'mcp.json'), '\uFEFF{"mcpServers": {}}\n');
     await mkdir(join(dir.path, 'ws'));
 
@@ -61,7 +56,7 @@ describe('errors found after loading the config name what the person wrote', () 
   }, 60_000);
 
   it('an MCP header value no request can carry (a line break): refused naming the header, its value never shown', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-config-sources-');
     const headers = { Authorization: 'Bearer sk-first-part\nX-Other: sk-second-part' };
     await writeFile(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { remote: { url: 'http://127.0.0.1:9/mcp', headers } } }));
     await mkdir(join(dir.path, 'ws'));
@@ -80,7 +75,7 @@ describe('errors found after loading the config name what the person wrote', () 
     ['an argument', { command: '/bin/true', args: ['--key=sk-first-part\u0000x'] }, 'mcpServers.local.args.0'],
     ['the command', { command: '/bin/true\u0000sk-first-part' }, 'mcpServers.local.command'],
   ])('a NUL in %s of a stdio MCP server: refused naming the field, its value never shown', async (_what, server, field) => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-config-sources-');
     await writeFile(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { local: server } }));
     await mkdir(join(dir.path, 'ws'));
 

@@ -1,14 +1,9 @@
-import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
 import { startOrExit } from './support/server-process';
-
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-data-folder-')));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
+import { tempDir } from './support/temp-dir';
 
 function problem(load: () => unknown): string {
   try {
@@ -22,7 +17,7 @@ function problem(load: () => unknown): string {
 
 describe('the data folder and the workspace', () => {
   it('refuses a data folder that is the workspace, however it is named', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-data-folder-');
     const ws = join(dir.path, 'ws');
     await mkdir(ws);
     await symlink(ws, join(dir.path, 'alias'));
@@ -40,7 +35,7 @@ describe('the data folder and the workspace', () => {
   });
 
   it('refuses a workspace that is the default data folder, naming the workspace', async () => {
-    await using home = await tempDir();
+    await using home = await tempDir('airlock-data-folder-');
     const dataDir = join(home.path, '.local', 'share', 'airlock');
     await mkdir(dataDir, { recursive: true });
     expect(problem(() => loadConfig(['--workspace', dataDir], { HOME: home.path }, home.path))).toBe(
@@ -50,7 +45,7 @@ describe('the data folder and the workspace', () => {
   });
 
   it('refuses a data folder that is a file, or inside one, saying so rather than to check the folder exists', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-data-folder-');
     const ws = join(dir.path, 'ws');
     await mkdir(ws);
     const file = join(dir.path, 'airlock.db');
@@ -62,7 +57,7 @@ describe('the data folder and the workspace', () => {
   });
 
   it('takes a data folder inside the workspace (hidden from the tools), or around it', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-data-folder-');
     const ws = join(dir.path, 'ws');
     await mkdir(ws);
     expect(loadConfig(['--workspace', ws, '--data-dir', join(ws, '.airlock-data')], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: join(ws, '.airlock-data') });
@@ -77,7 +72,7 @@ describe('a data folder in a folder of the kernel', () => {
   });
 
   it('stops the real server at once, naming it (creating it spun forever: mkdir in /proc answers that /proc is missing)', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-data-folder-');
     await mkdir(join(dir.path, 'ws'));
     for (const dataDir of ['/proc/airlock-data', '/sys/airlock-data/chats']) {
       const { exitCode, output } = await startOrExit(['--workspace', join(dir.path, 'ws'), '--data-dir', dataDir], {}, cleanups);
@@ -95,7 +90,7 @@ describe('a path starting with "~", which only a shell expands (a file of variab
   });
 
   it('stops the real server naming it, rather than keep the chats in a folder named ~ where it was started', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-data-folder-');
     await mkdir(join(dir.path, 'ws'));
     await mkdir(join(dir.path, 'started-here'));
     for (const [args, env, source] of [

@@ -4,7 +4,7 @@ import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -15,6 +15,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig, type Capacity } from '../src/config';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+import { tempDir } from './support/temp-dir';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
@@ -472,7 +473,7 @@ describe('HTTP endpoints', () => {
   });
 
   it('serves the built app, falls back to index.html for routes, and never leaves the web root', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     const webRoot = join(dir.path, 'dist');
     await mkdir(join(webRoot, 'assets'), { recursive: true });
     await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>app</title>');
@@ -500,7 +501,7 @@ describe('HTTP endpoints', () => {
   });
 
   it('logs nothing for a request its client cuts short: a download, or a start-up link’s body (found in review)', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     const webRoot = join(dir.path, 'dist');
     await mkdir(join(webRoot, 'assets'), { recursive: true });
     await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>app</title>');
@@ -625,14 +626,9 @@ describe('shutdown', () => {
   });
 });
 
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-server-')));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
-
 describe('loadConfig', () => {
   const load = async (argv: string[], env: Record<string, string> = {}) => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     return loadConfig(argv, env, dir.path);
   };
   const problem = async (argv: string[], env: Record<string, string> = {}): Promise<string> => {
@@ -646,7 +642,7 @@ describe('loadConfig', () => {
   };
 
   it('defaults to loopback, port 7700, a fresh random token and the current directory', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
 
     const config = loadConfig([], {}, dir.path);
 
@@ -656,7 +652,7 @@ describe('loadConfig', () => {
   });
 
   it("never takes Airlock's own folder as the workspace: from there it defaults to ~/airlock-workspace", async () => {
-    await using home = await tempDir();
+    await using home = await tempDir('airlock-server-');
     const checkout = fileURLToPath(new URL('../../..', import.meta.url));
     // `npm start` runs in the checkout, and npm names where the person typed it in INIT_CWD.
     for (const env of [{ HOME: home.path }, { HOME: home.path, INIT_CWD: checkout }, { HOME: home.path, INIT_CWD: join(checkout, 'apps') }]) {
@@ -664,12 +660,12 @@ describe('loadConfig', () => {
     }
     expect((await stat(join(home.path, 'airlock-workspace'))).mode & 0o777).toBe(0o700);
 
-    await using project = await tempDir();
+    await using project = await tempDir('airlock-server-');
     expect(loadConfig([], { HOME: home.path, INIT_CWD: project.path }, checkout).workspace).toBe(project.path);
   });
 
   it("refuses a workspace that is, holds or is inside Airlock's own folder", async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     const checkout = await realpath(fileURLToPath(new URL('../../..', import.meta.url)));
     for (const [workspace, how] of [
       [checkout, 'is the folder of'],
@@ -684,7 +680,7 @@ describe('loadConfig', () => {
   });
 
   it('keeps chats in the XDG data folder unless told otherwise', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     expect(loadConfig([], { HOME: '/home/someone' }, dir.path).dataDir).toBe('/home/someone/.local/share/airlock');
     expect(loadConfig([], { HOME: '/home/someone', XDG_DATA_HOME: '/data' }, dir.path).dataDir).toBe('/data/airlock');
     expect(loadConfig(['--data-dir', 'chats'], {}, dir.path).dataDir).toBe(join(dir.path, 'chats'));
@@ -692,7 +688,7 @@ describe('loadConfig', () => {
   });
 
   it('reads the environment, and flags win over it', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     const env = { AIRLOCK_PORT: '8000', AIRLOCK_TOKEN: TOKEN, AIRLOCK_MODEL_URL: 'http://127.0.0.1:8080/v1', AIRLOCK_ALLOWED_ORIGINS: 'https://chat.example.test, http://localhost:5173' };
 
     const config = loadConfig(['--port', '0', '--model=qwen'], env, dir.path);
@@ -708,7 +704,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses a token file other users may read or change, naming it and the fix, and takes one only its owner may', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     const file = join(dir.path, 'token');
     await writeFile(file, `${TOKEN}\n`);
 
@@ -724,7 +720,7 @@ describe('loadConfig', () => {
   });
 
   it('quotes a token file path with spaces in the chmod it suggests', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     const file = join(dir.path, "my token's file");
     await writeFile(file, TOKEN, { mode: 0o640 });
     await chmod(file, 0o640);
@@ -788,7 +784,7 @@ describe('loadConfig', () => {
   });
 
   it('names a workspace that is missing or not a directory', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     await writeFile(join(dir.path, 'file.txt'), 'x');
 
     expect(await problem(['--workspace', join(dir.path, 'missing')])).toBe(`--workspace: "${join(dir.path, 'missing')}" does not exist`);
@@ -855,7 +851,7 @@ describe('loadConfig', () => {
   });
 
   it('keeps where each given setting came from, and the MCP file as given besides its real path', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-server-');
     await writeFile(join(dir.path, 'servers.json'), '{"mcpServers": {}}');
     await symlink(join(dir.path, 'servers.json'), join(dir.path, 'mcp.json'));
 

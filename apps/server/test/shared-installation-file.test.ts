@@ -1,34 +1,19 @@
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, realpathSync } from 'node:fs';
-import { link, mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import { link, mkdir, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BUILD_OPTIONS } from '../build-options';
-import { ConfigError, loadConfig } from '../src/config';
+import { loadConfig } from '../src/config';
 import { installationFiles } from '../src/shared-installation-file';
 import { fakeInstallation } from './support/fake-installation';
+import { configProblem, tempDir } from './support/temp-dir';
 
 const CHECKOUT = fileURLToPath(new URL('../../..', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
-
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-shared-install-')));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
-
-function problem(attempt: () => unknown): string {
-  try {
-    attempt();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 /** The package an import names: `@trpc/server/adapters/ws` is in `@trpc/server`, `openai/resources/…` in `openai`. */
 function packageOf(specifier: string): string {
@@ -45,7 +30,7 @@ describe('loadConfig and an installation sharing its files', () => {
     const copy = join(installation.workspace, 'project', 'node_modules', 'tiny', 'lib', 'index.js');
     await mkdir(dirname(copy), { recursive: true });
     await link(installation.files.entry, copy);
-    expect(problem(() => loadConfig(argv, {}, installation.workspace, installation.root))).toMatch(
+    expect(configProblem(() => loadConfig(argv, {}, installation.workspace, installation.root))).toMatch(
       new RegExp(`^--workspace: "${installation.workspace}" is on the file system of ${installation.files.entry}, a file Airlock runs, which has 2 names there \\(hard links\\): `),
     );
   });
@@ -74,7 +59,7 @@ describe('the built server with an installation sharing a file it runs', () => {
     // The build in an installation of its own, as bench/paired-builds.ts lays one out: its node_modules links this
     // checkout's packages but for smol-toml, a copy, so this test can give that one's entry a second name without
     // touching this checkout's files (other tests start servers from them meanwhile).
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-shared-install-');
     const top = dir.path;
     const server = join(top, 'airlock', 'apps', 'server');
     await mkdir(join(server, 'node_modules'), { recursive: true });

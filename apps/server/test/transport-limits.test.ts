@@ -3,7 +3,7 @@ import { ApprovalRegistry, CLOSE_REPLACED_BEFORE_TOKEN, type ModelPart } from '@
 import { deferred, hangingStep, ScriptedModel, textStep, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { readdirSync, readlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { ConfigError, DEFAULT_CAPACITY, loadConfig, type Capacity } from '../src
 import { openFileLimit } from '../src/http/open-file-limit';
 import { MAX_MESSAGE_SEPARATORS } from '../src/http/requests-per-message';
 import { MAX_PIPELINED_REQUESTS, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+import { tempDir } from './support/temp-dir';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
@@ -356,7 +357,7 @@ describe('a client that sends pings and reads nothing', () => {
 
 describe('subscriptions per connection', () => {
   it('refuses the one over the configured cap with TOO_MANY_REQUESTS, starts no run for it, and frees a place when one stops', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-limits-');
     const config = loadConfig(['--port', '0', '--subscriptions-per-connection', '2'], { AIRLOCK_TOKEN: TOKEN }, dir.path);
     expect(config.capacity.subscriptionsPerConnection).toBe(2);
     await using running = await startTestServer({ steps: [hangingStep('a'), hangingStep('b')], capacity: config.capacity });
@@ -899,7 +900,7 @@ describe('plain HTTP sockets', () => {
   }, 20_000);
 
   it('is closed once it stops reading an answer', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-limits-');
     const size = 32 * 1024 * 1024;
     await mkdir(join(dir.path, 'web'));
     await writeFile(join(dir.path, 'web', 'big.bin'), '');
@@ -918,7 +919,7 @@ describe('plain HTTP sockets', () => {
   });
 
   it('is answered the requests it sends back to back one at a time: a client reading nothing has one file read for it, not one per request (found in review)', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-limits-');
     const size = 1024 * 1024;
     // The one answered and every one that may wait.
     const requests = MAX_PIPELINED_REQUESTS + 1;
@@ -945,7 +946,7 @@ describe('plain HTTP sockets', () => {
   }, 30_000);
 
   it('is closed once more requests than the bound wait behind an answer it does not read; up to the bound, each is answered in order (found in review)', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-limits-');
     const size = 32 * 1024 * 1024;
     await mkdir(join(dir.path, 'web'));
     await writeFile(join(dir.path, 'web', 'big.bin'), '');
@@ -987,14 +988,9 @@ function openCopies(path: string): number {
   return count;
 }
 
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-limits-')));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
-
 describe('capacity settings', () => {
   const load = async (argv: string[], env: Record<string, string> = {}) => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-limits-');
     return loadConfig(argv, env, dir.path);
   };
 

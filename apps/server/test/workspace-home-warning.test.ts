@@ -1,15 +1,10 @@
-import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { homeFolderWarning, loadConfig } from '../src/config';
 import { createServices } from '../src/create-services';
 import { startServer } from '../src/start-server';
-
-async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
-  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-home-warning-')));
-  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
-}
+import { tempDir } from './support/temp-dir';
 
 /** What the server prints as it starts with `argv` and `env` (a fake HOME), and what the web page is told. */
 async function startUp(argv: readonly string[], env: Record<string, string>, cwd: string) {
@@ -44,7 +39,7 @@ describe('a workspace that is or holds the home folder', () => {
   // Found in review: such a workspace was taken with a warning, and each program that reads code or settings from the
   // home folder (package caches, gpg's and nmap's files, a build tool's plugins) was one more gap in the rule check.
   it('is refused unless asked for, by flag or variable, naming the flag, whether it is the home folder, holds it, or HOME names it through a link', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-home-warning-');
     const home = join(dir.path, 'home', 'me');
     await mkdir(home, { recursive: true });
     await symlink(home, join(dir.path, 'home-link'));
@@ -76,7 +71,7 @@ describe('a workspace that is or holds the home folder', () => {
   });
 
   it('asked for, is warned about at start-up and in the page’s header, whether it is the home folder, holds it, or HOME names it through a link', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-home-warning-');
     const home = join(dir.path, 'home', 'me');
     await mkdir(join(home, 'project'), { recursive: true });
     await symlink(home, join(dir.path, 'home-link'));
@@ -96,7 +91,7 @@ describe('a workspace that is or holds the home folder', () => {
   });
 
   it('is not warned about for a folder inside the home folder', async () => {
-    await using dir = await tempDir();
+    await using dir = await tempDir('airlock-home-warning-');
     const home = join(dir.path, 'home');
     await mkdir(join(home, 'project'), { recursive: true });
     const { lines, shown } = await startUp(['--workspace', join(home, 'project'), '--data-dir', join(dir.path, 'data'), '--tool-sandbox', 'none', '--port', '0'], { HOME: home }, dir.path);
