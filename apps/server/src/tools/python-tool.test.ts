@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, appendFile, copyFile, mkdir, readdir, realpath, rename, symlink, writeFile } from 'node:fs/promises';
+import { access, appendFile, copyFile, mkdir, readdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { AnyTool, ToolOutput } from '@airlock/core';
@@ -177,6 +177,30 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     expect(syntax.content).toMatch(/SyntaxError: .*\nexit code: 1$/);
 
     expect(await runTool(tool, { code: 'import sys\nprint("x")\nsys.exit(3)' })).toStrictEqual({ content: 'x\nexit code: 3', isError: true });
+  });
+
+  // Found in review: with __main__ known only by its file, multiprocessing's spawn and forkserver children ran
+  // `<workspace>/<main.py>` (runpy.run_path), a file a repository or an earlier call can ship, under the grant of code
+  // that never names it; without that file, every child failed.
+  test('starts spawn and forkserver children without running a workspace file named as the code', async () => {
+    await using workspace = await tempFolder();
+    await writeFile(path.join(workspace.path, '<main.py>'), 'open("PWNED", "w").write("planted code ran")\n');
+    const tool = python({ workspace: workspace.path });
+    const code = [
+      'import multiprocessing as mp',
+      'for method in ("spawn", "forkserver"):',
+      '    if method in mp.get_all_start_methods():',
+      '        child = mp.get_context(method).Process(target=print, args=(method + " child",))',
+      '        child.start(); child.join()',
+      '        print(method, "exit", child.exitcode)',
+      '    else:',
+      '        print(method + " child"); print(method, "exit", 0)',
+    ].join('\n');
+    const expected = { content: 'spawn child\nspawn exit 0\nforkserver child\nforkserver exit 0\nexit code: 0', isError: false };
+    expect(await runTool(tool, { code })).toStrictEqual(expected);
+    expect(await exists(path.join(workspace.path, 'PWNED'))).toBe(false);
+    await rm(path.join(workspace.path, '<main.py>'));
+    expect(await runTool(tool, { code })).toStrictEqual(expected);
   });
 
   test('uses no interpreter in the workspace: an activated virtualenv there, whose site-packages a .pth file runs from, is passed over', async () => {

@@ -49,10 +49,12 @@ const parameters = z.object({
  * through. Tracebacks name `<main.py>`, their lines read from the code itself (by traceback, which reads linecache;
  * the interpreter's own printer would open a file of that name in the workspace), never from a file. The
  * frames of this bootstrap are left out of a traceback, so that the model sees the script's own, as when Python runs
- * a file.
+ * a file. `__main__` has a spec named `__main__`: multiprocessing's spawn and forkserver children then import no main
+ * module (init_main_from_name) where, knowing it only by its `__file__`, they would run `<workspace>/<main.py>`, a
+ * file a repository or another call can leave there, under the grant of code that never names it.
  */
 const BOOTSTRAP = `def main():
-    import linecache, os, sys, traceback
+    import importlib.machinery, linecache, os, sys, traceback
     name = "${SCRIPT_NAME}"
     namespace = sys.modules["__main__"].__dict__
     del namespace["main"]
@@ -67,6 +69,7 @@ const BOOTSTRAP = `def main():
         traceback.print_exception(type(error), error, None)
         sys.exit(1)
     namespace["__file__"] = name
+    namespace["__spec__"] = importlib.machinery.ModuleSpec("__main__", None)
     namespace["__cached__"] = None
     sys.argv[:] = [name]
     try:
