@@ -195,6 +195,10 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
       '        print(method, "exit", child.exitcode)',
       '    else:',
       '        print(method + " child"); print(method, "exit", 0)',
+      // The helpers multiprocessing leaves (they end when the code's end closes their pipe) are ended and waited for
+      // here, so that none is still there when the tool looks for background processes.
+      'from multiprocessing import forkserver, resource_tracker',
+      'forkserver._forkserver._stop(); resource_tracker._resource_tracker._stop()',
     ].join('\n');
     const expected = { content: 'spawn child\nspawn exit 0\nforkserver child\nforkserver exit 0\nexit code: 0', isError: false };
     expect(await runTool(tool, { code })).toStrictEqual(expected);
@@ -226,6 +230,39 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
       content: `Error: python3 was found on PATH only inside the workspace (${path.join(venvBin, 'python3')}), where the code it runs could change it, so the code was not run.`,
       isError: true,
     });
+  });
+
+  // Found in review: Python finds a virtualenv by the path it is started at, not where that path leads, so an activated
+  // `.venv` whose bin an earlier call swapped for a link to /usr/bin ran the `.pth` files of its site-packages.
+  test('passes over a virtualenv in the workspace whose bin is a link out of it, by the path it is found at', async () => {
+    await using workspace = await tempFolder();
+    const venv = path.join(workspace.path, '.venv');
+    await trappedVirtualenv(venv);
+    await rm(path.join(venv, 'bin'), { recursive: true });
+    await symlink('/usr/bin', path.join(venv, 'bin'));
+    await using outside = await tempFolder();
+    await symlink(venv, path.join(outside.path, 'venv'));
+    for (const first of [path.join(venv, 'bin'), path.join(outside.path, 'venv', 'bin')]) {
+      const logged: string[] = [];
+      const tool = python({ workspace: workspace.path, env: { PATH: `${first}:${PATH}`, HOME: process.env.HOME }, log: (line) => logged.push(line) });
+      expect(await runTool(tool, { code: 'import sys\nprint(sys.prefix == sys.base_prefix)' })).toStrictEqual({ content: 'True\nexit code: 0', isError: false });
+      expect(logged).toStrictEqual([
+        `python: ${path.join(first, 'python3')} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using /usr/bin/python3.`,
+      ]);
+    }
+  });
+
+  // Found in review: the interpreter asked was bound over its own path, and bubblewrap cannot make a mount point at a
+  // link (`bin/python3 -> /usr/bin/python3.x`, every ordinary virtualenv), so such a virtualenv could not be used.
+  test('runs the python3 of a virtualenv outside the workspace, a link to the interpreter it was made from', async () => {
+    await using workspace = await tempFolder();
+    // Not under /tmp, which the sandbox covers with a /tmp of its own.
+    await using outside = await tempFolder('/var/tmp');
+    const venv = path.join(outside.path, 'venv');
+    await promisify(execFile)('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]);
+    const tool = python({ workspace: workspace.path, env: { PATH: `${path.join(venv, 'bin')}:${PATH}`, HOME: process.env.HOME } });
+    const code = 'import sys\nprint(sys.executable, sys.prefix)';
+    expect(await runTool(tool, { code })).toStrictEqual({ content: `${path.join(venv, 'bin', 'python3')} ${venv}\nexit code: 0`, isError: false });
   });
 
   test("runs the interpreter a version manager's shim chooses outside the workspace, not one a .tool-versions there names", async () => {

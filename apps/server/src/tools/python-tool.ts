@@ -8,6 +8,7 @@ import { pythonEncodingDeclaration } from './python-encoding-declaration';
 import { pythonLineBreakIssue, pythonLineBreakMessage } from './python-line-breaks';
 import { processToolOutput } from './process-tool-output';
 import { childSearchPath, runOutsideWorkspace, runToolProcess } from './run-tool-process';
+import { CALL_OWN_FOLDERS } from './sandbox/veiled-folders';
 import { SelfRunningInterpreters } from './self-running-interpreters';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { oneLine } from './one-line';
@@ -179,7 +180,7 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
     const asked = await search.ask(
       search.options,
       search.paths,
-      { file: candidate, args: ['-I', '-S', '-c', WHICH_EXECUTABLE], readOnlyPaths: [candidate] },
+      { file: candidate, args: ['-I', '-S', '-c', WHICH_EXECUTABLE], readOnlyPaths: boundForAsking(candidate) },
       search.context,
     );
     const answer = [...asked.output.matchAll(new RegExp(`^${EXECUTABLE_LINE} (".*")$`, 'gm'))].at(-1)?.[1];
@@ -199,11 +200,24 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
 }
 
 /**
- * Whether an executable lies in the workspace, by its folder as well as its file: a venv's python3 is a link to the
- * system's, and Python finds the venv's pyvenv.cfg beside or above the path it was started by. Undefined when either
- * cannot be resolved.
+ * What the sandbox of the ask binds of a candidate: the candidate itself only where the call has a folder of its own
+ * (a shim under /tmp), which holds nothing of the host's, so that it is there to start. Elsewhere the call sees it
+ * as the host does, and a bind over it would fail where it is a link (a virtualenv's `bin/python3`): bubblewrap
+ * cannot make a mount point at a link.
+ */
+function boundForAsking(candidate: string): string[] {
+  return CALL_OWN_FOLDERS.some((own) => isWithin(own, candidate)) ? [candidate] : [];
+}
+
+/**
+ * Whether an executable lies in the workspace, by its file or any folder on the path it is found at, each resolved:
+ * a venv's python3 is a link to the system's, and Python finds the venv's pyvenv.cfg beside or above the path it was
+ * started by, links in that path unresolved (a workspace `.venv` whose `bin` is a link to /usr/bin). Undefined when
+ * one cannot be resolved.
  */
 async function isInWorkspace(workspace: string, executable: string): Promise<boolean | undefined> {
-  const real = await Promise.all([realpath(path.dirname(executable)), realpath(executable)]).catch(() => undefined);
+  const folders: string[] = [];
+  for (let folder = path.dirname(path.resolve(executable)); !folders.includes(folder); folder = path.dirname(folder)) folders.push(folder);
+  const real = await Promise.all([executable, ...folders].map((entry) => realpath(entry))).catch(() => undefined);
   return real?.some((resolved) => isWithin(workspace, resolved));
 }
