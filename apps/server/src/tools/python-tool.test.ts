@@ -39,6 +39,16 @@ async function trappedVirtualenv(folder: string): Promise<string> {
   return path.join(folder, 'bin');
 }
 
+/** The first python3 on the test's PATH whose standard library holds no sitecustomize, which would be found first. */
+async function interpreterWithoutSitecustomize(): Promise<string | undefined> {
+  const probe = 'import importlib.util, sys; print(sys.executable if importlib.util.find_spec("sitecustomize") is None else "")';
+  for (const folder of PATH.split(path.delimiter).filter((entry) => path.isAbsolute(entry))) {
+    const { stdout } = await promisify(execFile)(path.join(folder, 'python3'), ['-I', '-S', '-c', probe]).catch(() => ({ stdout: '' }));
+    if (stdout.trim() !== '') return stdout.trim();
+  }
+  return undefined;
+}
+
 describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
   function python(options: BuiltinToolsOptions) {
     return toolNamed(createBuiltinTools({ env: { PATH, HOME: process.env.HOME }, sandbox, ...options }), 'python');
@@ -263,6 +273,42 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     const tool = python({ workspace: workspace.path, env: { PATH: `${path.join(venv, 'bin')}:${PATH}`, HOME: process.env.HOME } });
     const code = 'import sys\nprint(sys.executable, sys.prefix)';
     expect(await runTool(tool, { code })).toStrictEqual({ content: `${path.join(venv, 'bin', 'python3')} ${venv}\nexit code: 0`, isError: false });
+  });
+
+  // Found in review: a project of the workspace installed editable (poetry, `pip install -e` of a src layout) into the
+  // person's virtualenv outside it puts the project's folder on sys.path by a `.pth` file, and `site` then imported a
+  // `sitecustomize.py` there at every start, exact-code grants included.
+  test('runs no sitecustomize.py of a workspace folder that a .pth of the interpreter puts on the path, in the code or its spawned children', async (context) => {
+    const base = await interpreterWithoutSitecustomize();
+    if (base === undefined) return context.skip('needs a python3 with no sitecustomize of its own (Debian and Ubuntu ship one in the standard library, which is found first)');
+    await using workspace = await tempFolder();
+    const src = path.join(workspace.path, 'src');
+    await mkdir(src);
+    await writeFile(path.join(src, 'sitecustomize.py'), 'import os\nos.write(1, b"WORKSPACE SITECUSTOMIZE RAN\\n")\n');
+    await writeFile(path.join(src, 'myproject.py'), 'print("myproject imported")\n');
+    // Not under /tmp, which the sandbox covers with a /tmp of its own.
+    await using outside = await tempFolder('/var/tmp');
+    const venv = path.join(outside.path, 'venv');
+    const run = promisify(execFile);
+    await run(base, ['-m', 'venv', '--without-pip', venv]);
+    const { stdout } = await run(path.join(venv, 'bin', 'python3'), ['-I', '-c', 'import sysconfig; print(sysconfig.get_path("purelib"))']);
+    await writeFile(path.join(stdout.trim(), 'myproject.pth'), `${src}\n`);
+    await writeFile(path.join(stdout.trim(), 'trusted.pth'), 'import os; os.write(1, b"OWN PTH RAN\\n")\n');
+    const tool = python({ workspace: workspace.path, env: { PATH: `${path.join(venv, 'bin')}:${PATH}`, HOME: process.env.HOME } });
+    const code = [
+      'import importlib, multiprocessing as mp',
+      'import myproject',
+      'child = mp.get_context("spawn").Process(target=importlib.import_module, args=("myproject",))',
+      'child.start(); child.join()',
+      'print("child exit", child.exitcode)',
+      'from multiprocessing import resource_tracker',
+      'resource_tracker._resource_tracker._stop()',
+    ].join('\n');
+    const result = await runTool(tool, { code });
+    // The interpreter's own .pth files run as before (as many times as its site-packages is reached); the child has the code's sys.path.
+    expect(result.content).toContain('OWN PTH RAN\n');
+    const lines = result.content.split('\n').filter((line) => line !== 'OWN PTH RAN');
+    expect({ ...result, content: lines.join('\n') }).toStrictEqual({ content: 'myproject imported\nmyproject imported\nchild exit 0\nexit code: 0', isError: false });
   });
 
   test("runs the interpreter a version manager's shim chooses outside the workspace, not one a .tool-versions there names", async () => {

@@ -50,12 +50,35 @@ const parameters = z.object({
  * through. Tracebacks name `<main.py>`, their lines read from the code itself (by traceback, which reads linecache;
  * the interpreter's own printer would open a file of that name in the workspace), never from a file. The
  * frames of this bootstrap are left out of a traceback, so that the model sees the script's own, as when Python runs
- * a file. `__main__` has a spec named `__main__`: multiprocessing's spawn and forkserver children then import no main
+ * a file. It runs `site` itself (the interpreter runs with -S), importing `sitecustomize` with the workspace's folders
+ * off sys.path: a `.pth` file of the interpreter's site-packages may name one (a workspace project installed editable,
+ * src layout), and a `sitecustomize.py` there, which a repository or another call can leave, would run at every start.
+ * `__main__` has a spec named `__main__`: multiprocessing's spawn and forkserver children then import no main
  * module (init_main_from_name) where, knowing it only by its `__file__`, they would run `<workspace>/<main.py>`, a
  * file a repository or another call can leave there, under the grant of code that never names it.
  */
 const BOOTSTRAP = `def main():
-    import importlib.machinery, linecache, os, sys, traceback
+    import os, site, sys
+    workspace = os.getcwd()
+    def in_workspace(entry):
+        real = os.path.realpath(entry or ".")
+        return real == workspace or real.startswith(workspace.rstrip(os.sep) + os.sep)
+    customize = site.execsitecustomize
+    def execsitecustomize():
+        hidden = [(index, entry) for index, entry in enumerate(sys.path) if isinstance(entry, str) and in_workspace(entry)]
+        for index, _ in reversed(hidden):
+            del sys.path[index]
+        try:
+            customize()
+        finally:
+            for index, entry in hidden:
+                sys.path.insert(index, entry)
+    site.execsitecustomize = execsitecustomize
+    try:
+        site.main()
+    finally:
+        site.execsitecustomize = customize
+    import importlib.machinery, linecache, traceback
     name = "${SCRIPT_NAME}"
     namespace = sys.modules["__main__"].__dict__
     del namespace["main"]
@@ -123,9 +146,10 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
         }
         // On standard input rather than `-c <code>`: no argument-length limit. Isolated mode (-I): no PYTHON*
         // variables, no user site, not the workspace on the import path, so a sitecustomize.py or a module planted in
-        // the workspace runs only if the code asks for it. -B and -u stand in for PYTHONDONTWRITEBYTECODE and
-        // PYTHONUNBUFFERED, which -I ignores.
-        const args = ['-I', '-B', '-u', '-c', BOOTSTRAP];
+        // the workspace runs only if the code asks for it. -S: the bootstrap runs site, keeping the workspace out of
+        // sitecustomize's way (multiprocessing starts its children with -S too; they get the code's sys.path from it).
+        // -B and -u stand in for PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED, which -I ignores.
+        const args = ['-I', '-S', '-B', '-u', '-c', BOOTSTRAP];
         return await runToolProcess(options, paths, { file: found.python, args, input: code }, context);
       }),
   });
