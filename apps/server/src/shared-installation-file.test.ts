@@ -12,7 +12,7 @@ async function linkIntoWorkspace(file: string, workspace: string): Promise<void>
 }
 
 describe('installationFiles', () => {
-  it("lists the launcher, the build's scripts, and each dependency's manifest, entry and native addon, through workspace packages", async () => {
+  it("lists the launcher, the build's scripts, and each dependency's manifest and native addon, through workspace packages", async () => {
     await using installation = await fakeInstallation();
     const { files } = installation;
     expect(installationFiles(installation.root).sort()).toStrictEqual(
@@ -21,12 +21,9 @@ describe('installationFiles', () => {
         files.main,
         files.chunk,
         files.manifest,
-        files.entry,
         files.addon,
         files.workspaceManifest,
-        files.workspaceEntry,
         files.nestedManifest,
-        files.nestedEntry,
       ].sort(),
     );
   });
@@ -35,7 +32,7 @@ describe('installationFiles', () => {
     await using installation = await fakeInstallation();
     await rm(dirname(installation.files.main), { recursive: true });
     expect(installationFiles(installation.root)).not.toContain(installation.files.main);
-    expect(installationFiles(installation.root)).toContain(installation.files.entry);
+    expect(installationFiles(installation.root)).toContain(installation.files.manifest);
   });
 });
 
@@ -45,7 +42,7 @@ describe('sharedInstallationFile', () => {
     expect(sharedInstallationFile(installation.workspace, installation.root)).toBeUndefined();
   });
 
-  for (const which of ['entry', 'addon', 'nestedEntry', 'main', 'launcher'] as const) {
+  for (const which of ['manifest', 'addon', 'nestedManifest', 'main', 'launcher'] as const) {
     it(`refuses a workspace on the file system where a file it runs (${which}) has another name, naming the file and the reinstall`, async () => {
       await using installation = await fakeInstallation();
       const file = installation.files[which];
@@ -68,7 +65,7 @@ describe('sharedInstallationFile', () => {
     await rename(installed, store);
     await symlink(store, installed);
     expect(sharedInstallationFile(installation.workspace, installation.root)).toBe(
-      `"${installation.workspace}" holds ${join(store, 'lib', 'index.js')}, a file Airlock runs: ` +
+      `"${installation.workspace}" holds ${join(store, 'package.json')}, a file Airlock runs: ` +
         'a call allowed there could change code Airlock runs outside any sandbox. Choose a folder that does not hold it with --workspace',
     );
   });

@@ -4,12 +4,16 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { shellQuoted } from './shell-quoted';
 
 /**
- * The files of the installation at `installation` (Airlock's root folder) that the server runs: the launcher, the
- * build's scripts (apps/server/dist, when built), and for each package the server depends on (apps/server/package.json,
- * the list the build leaves external: build-options.ts) the file its name resolves to, its package.json and any native
+ * The files of the installation at `installation` (Airlock's root folder) that the server runs or reads to load its
+ * code: the launcher, the build's scripts (apps/server/dist, when built), and for each package the server depends on
+ * (apps/server/package.json, the list the build leaves external: build-options.ts) its package.json and any native
  * addon node-gyp built for it (build/Release/*.node: better-sqlite3's). A workspace package it depends on
  * (`workspace:`) is followed in turn: run from its sources through tsx, the server loads that package's own
  * dependencies from its folder.
+ *
+ * Not the file each package's name resolves to: asking Node's require for it (`require.resolve`) left the server's
+ * own later `import('undici')` with an empty module (Node 20: undici's exports read as `{}`, its Agent undefined),
+ * and every start with a model server that answered failed. The manifest stands for the package as well.
  *
  * These, not every file under node_modules (tens of thousands: a walk would cost start-up more than all the rest), are
  * enough. pnpm imports every file of an installation the same way (its packageImportMethod), so an installation that
@@ -28,8 +32,6 @@ export function installationFiles(installation: string): string[] {
       const found = packageFolder(require, name);
       if (found === undefined || visited.has(found)) continue;
       visited.add(found);
-      const entry = entryOf(require, name);
-      if (entry !== undefined) files.push(entry);
       files.push(join(found, 'package.json'));
       const built = join(found, 'build', 'Release');
       files.push(...filesIn(built).filter((file) => file.endsWith('.node')));
@@ -134,14 +136,6 @@ function packageFolder(require: NodeJS.Require, name: string): string | undefine
   return undefined;
 }
 
-/** The file `name` resolves to; undefined for a package with no main entry (one that exports subpaths only). */
-function entryOf(require: NodeJS.Require, name: string): string | undefined {
-  try {
-    return require.resolve(name);
-  } catch {
-    return undefined;
-  }
-}
 
 function filesIn(folder: string): string[] {
   try {

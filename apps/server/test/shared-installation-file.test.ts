@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, realpathSync } from 'node:fs';
-import { link, mkdir, symlink } from 'node:fs/promises';
+import { link, mkdir, rm, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { BUILD_OPTIONS } from '../build-options';
 import { loadConfig } from '../src/config';
 import { installationFiles } from '../src/shared-installation-file';
 import { fakeInstallation } from './support/fake-installation';
+import { startFakeOpenAIServer } from './support/fake-openai-server';
 import { configProblem, tempDir } from './support/temp-dir';
 
 const CHECKOUT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -27,11 +28,11 @@ describe('loadConfig and an installation sharing its files', () => {
     const argv = ['--workspace', installation.workspace, '--data-dir', join(dirname(installation.workspace), 'data')];
     expect(loadConfig(argv, {}, installation.workspace, installation.root).workspace).toBe(installation.workspace);
 
-    const copy = join(installation.workspace, 'project', 'node_modules', 'tiny', 'lib', 'index.js');
+    const copy = join(installation.workspace, 'project', 'node_modules', 'tiny', 'package.json');
     await mkdir(dirname(copy), { recursive: true });
-    await link(installation.files.entry, copy);
+    await link(installation.files.manifest, copy);
     expect(configProblem(() => loadConfig(argv, {}, installation.workspace, installation.root))).toMatch(
-      new RegExp(`^--workspace: "${installation.workspace}" is on the file system of ${installation.files.entry}, a file Airlock runs, which has 2 names there \\(hard links\\): `),
+      new RegExp(`^--workspace: "${installation.workspace}" is on the file system of ${installation.files.manifest}, a file Airlock runs, which has 2 names there \\(hard links\\): `),
     );
   });
 
@@ -57,7 +58,7 @@ describe('loadConfig and an installation sharing its files', () => {
 describe('the built server with an installation sharing a file it runs', () => {
   it('refuses to start, naming the file and the reinstall, and listens on no port', async () => {
     // The build in an installation of its own, as bench/paired-builds.ts lays one out: its node_modules links this
-    // checkout's packages but for smol-toml, a copy, so this test can give that one's entry a second name without
+    // checkout's packages but for smol-toml, a copy, so this test can give that one's manifest a second name without
     // touching this checkout's files (other tests start servers from them meanwhile).
     await using dir = await tempDir('airlock-shared-install-');
     const top = dir.path;
@@ -71,10 +72,10 @@ describe('the built server with an installation sharing a file it runs', () => {
     }
     await build({ ...BUILD_OPTIONS, outdir: join(server, 'dist'), logLevel: 'silent' });
     const workspace = join(top, 'workspace');
-    const entry = createRequire(join(server, 'package.json')).resolve('smol-toml');
-    const linked = join(workspace, 'project', 'node_modules', 'smol-toml', 'index.cjs');
+    const manifest = join(server, 'node_modules', 'smol-toml', 'package.json');
+    const linked = join(workspace, 'project', 'node_modules', 'smol-toml', 'package.json');
     await mkdir(dirname(linked), { recursive: true });
-    await link(entry, linked);
+    await link(manifest, linked);
 
     const child = spawn(process.execPath, [join(server, 'dist', 'main.js'), '--port', '0', '--workspace', workspace, '--data-dir', join(top, 'data')], {
       env: { PATH: process.env.PATH, HOME: top },
@@ -93,8 +94,45 @@ describe('the built server with an installation sharing a file it runs', () => {
     });
     const exitCode = await ended;
     expect(output).not.toMatch(/running at/);
-    expect(output).toContain(`airlock: --workspace: "${workspace}" is on the file system of ${entry}, a file Airlock runs, which has 2 names there (hard links)`);
+    expect(output).toContain(`airlock: --workspace: "${workspace}" is on the file system of ${manifest}, a file Airlock runs, which has 2 names there (hard links)`);
     expect(output).toContain(`cd ${join(top, 'airlock')} && rm -rf node_modules && pnpm install`);
     expect(exitCode).toBe(1);
+  });
+});
+
+// Found by the whole suite: the check asked Node's require for each package's entry (require.resolve), after which the
+// server's own import('undici') read the package as an empty module, and every start with a model server that
+// answered failed with "Agent is not a constructor". The built server, checked, starts against one.
+describe('the built server after its check', () => {
+  it('loads the model client and starts with a model server that answers', async () => {
+    await using dir = await tempDir('airlock-shared-install-');
+    await using model = await startFakeOpenAIServer();
+    await build({ ...BUILD_OPTIONS, outdir: join(dir.path, 'dist'), logLevel: 'silent' });
+    // Beside the server's sources, so the build finds its packages where `npm start` does.
+    const built = join(SERVER_DIR, `dist-check-${process.pid}`);
+    cpSync(join(dir.path, 'dist'), built, { recursive: true });
+    try {
+      const workspace = join(dir.path, 'workspace');
+      await mkdir(workspace);
+      const child = spawn(process.execPath, [join(built, 'main.js'), '--port', '0', '--workspace', workspace, '--data-dir', join(dir.path, 'data'), '--model-url', model.url], {
+        env: { PATH: process.env.PATH, HOME: dir.path },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      const ended = new Promise<void>((resolve) => {
+        const read = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (/running at/.test(output)) child.kill('SIGTERM');
+        };
+        child.stdout.on('data', read);
+        child.stderr.on('data', read);
+        child.once('close', () => resolve());
+      });
+      await ended;
+      expect(output).not.toContain('failed to start');
+      expect(output).toMatch(/running at/);
+    } finally {
+      await rm(built, { recursive: true, force: true });
+    }
   });
 });

@@ -13,15 +13,12 @@ export interface FakeInstallation extends AsyncDisposable {
     launcher: string;
     main: string;
     chunk: string;
-    /** The one dependency of apps/server from node_modules: its manifest, the file its name resolves to, its native addon. */
+    /** The one dependency of apps/server from node_modules: its manifest and its native addon. */
     manifest: string;
-    entry: string;
     addon: string;
-    /** The workspace package the server depends on, and the package it depends on in turn. */
+    /** The manifests of the workspace package the server depends on, and of the package it depends on in turn. */
     workspaceManifest: string;
-    workspaceEntry: string;
     nestedManifest: string;
-    nestedEntry: string;
   };
 }
 
@@ -40,12 +37,9 @@ export async function fakeInstallation(): Promise<FakeInstallation> {
     main: join(server, 'dist', 'main.js'),
     chunk: join(server, 'dist', 'chunk-ABC.js'),
     manifest: join(server, 'node_modules', 'tiny', 'package.json'),
-    entry: join(server, 'node_modules', 'tiny', 'lib', 'index.js'),
     addon: join(server, 'node_modules', 'tiny', 'build', 'Release', 'tiny.node'),
     workspaceManifest: join(lib, 'package.json'),
-    workspaceEntry: join(lib, 'src', 'index.js'),
     nestedManifest: join(lib, 'node_modules', 'deep', 'package.json'),
-    nestedEntry: join(lib, 'node_modules', 'deep', 'index.js'),
   };
   const write = async (path: string, text: string) => {
     await mkdir(dirname(path), { recursive: true });
@@ -57,12 +51,12 @@ export async function fakeInstallation(): Promise<FakeInstallation> {
   await write(files.chunk, '');
   await write(`${files.main}.map`, '{}');
   await write(files.manifest, JSON.stringify({ name: 'tiny', main: 'lib/index.js' }));
-  await write(files.entry, '');
+  await write(join(server, 'node_modules', 'tiny', 'lib', 'index.js'), '');
   await write(files.addon, '');
   await write(files.workspaceManifest, JSON.stringify({ name: '@airlock/lib', exports: './src/index.js', dependencies: { deep: '1.0.0' } }));
-  await write(files.workspaceEntry, '');
+  await write(join(lib, 'src', 'index.js'), '');
   await write(files.nestedManifest, JSON.stringify({ name: 'deep' }));
-  await write(files.nestedEntry, '');
+  await write(join(lib, 'node_modules', 'deep', 'index.js'), '');
   await mkdir(join(server, 'node_modules', '@airlock'), { recursive: true });
   await symlink(lib, join(server, 'node_modules', '@airlock', 'lib'));
   const workspace = join(top, 'workspace');
