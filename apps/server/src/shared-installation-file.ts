@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { shellQuoted } from './shell-quoted';
+import { isStrictlyWithin } from './tools/path-within';
 
 /**
  * The files of the installation at `installation` (Airlock's root folder) that the server runs or reads to load its
@@ -65,7 +66,7 @@ export function sharedInstallationFile(workspace: string, installation: string):
     } catch {
       continue;
     }
-    if (isWithin(real, workspace)) {
+    if (isStrictlyWithin(workspace, real)) {
       return `"${workspace}" holds ${real}, a file Airlock runs: a call allowed there could change code Airlock runs outside any sandbox. Choose a folder that does not hold it with --workspace`;
     }
     if (info.nlink > 1 && devices.has(info.dev)) {
@@ -91,7 +92,7 @@ export function mountPointsWithin(folder: string, mountinfo: string): string[] {
     const field = line.split(' ')[4];
     if (field === undefined) continue;
     const point = field.replace(/\\([0-7]{3})/g, (_, code: string) => String.fromCharCode(Number.parseInt(code, 8)));
-    if (isWithin(point, folder)) points.push(point);
+    if (isStrictlyWithin(folder, point)) points.push(point);
   }
   return points;
 }
@@ -143,9 +144,4 @@ function filesIn(folder: string): string[] {
   } catch {
     return [];
   }
-}
-
-function isWithin(inner: string, outer: string): boolean {
-  const path = relative(outer, inner);
-  return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
 }
