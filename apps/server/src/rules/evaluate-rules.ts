@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, isExactOnlyProgram, matchHost } from '@airlock/api';
 import { realProgramName } from './program-real-name';
-import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, isWorkspaceProgram, mayLeaveLinks, runsProjectCode, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, isWorkspaceProgram, leavesNoLink, runsProjectCode, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
@@ -390,7 +390,7 @@ function unique(rules: readonly Rule[]): Rule[] {
  * order (a loop or a function is not seen through); a `cd` in a pipeline or in the background changes no folder for
  * the rest, but is counted as though it did. A command after it that may run while it runs (in its pipeline, or after it when it runs in the
  * background: `SimpleCommand.alongsideUntil`) counts for `fileSystemChanged` as one before it does, and for
- * `printedAsFound` when each such command runs code of the project's (`runsProjectCode`) or leaves no link (`mayLeaveLinks`).
+ * `printedAsFound` when each such command runs code of the project's (`runsProjectCode`) or leaves no link (`leavesNoLink`).
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
   const { leadsInside, leadsUnderGit, holdsLinkOut, seen, pathsAsNow } = paths;
@@ -401,7 +401,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
   let changedOtherwise = false;
   let folder = context.workspace;
   const changes = commands.map(changesFileSystem);
-  const otherChanges = commands.map((command, index) => changes[index] === true && mayLeaveLinks(command) && !runsProjectCode(command));
+  const otherChanges = commands.map((command, index) => changes[index] === true && !leavesNoLink(command) && !runsProjectCode(command));
   const gitTopAbove = context.gitTopAbove ?? (context.leadsInside === undefined ? undefined : gitTopAboveWorkspace(context.workspace));
   for (const [index, command] of commands.entries()) {
     // Those that run while it runs count as well as those before it: `pytest t | …`, `pytest t & rm -rf t; ln -s …`.

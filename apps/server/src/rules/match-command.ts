@@ -470,14 +470,13 @@ export function changesFileSystem(command: SimpleCommand): boolean {
 const LINKLESS_WRITERS = new Set(['touch', 'truncate']);
 
 /**
- * Whether `command` may change the file system so that a path leads elsewhere (`changesFileSystem`) by a link it
- * makes or re-points: any but touch and truncate by their bare name (`LINKLESS_WRITERS`), whose files are regular
- * ones a program that prints them finds as they are named. sed -i is not one: its `e` command and `s///e` run a
- * shell command.
+ * Whether `command`, when it changes the file system (`changesFileSystem`, which the caller has worked out already),
+ * leaves no link there: touch and truncate by their bare name (`LINKLESS_WRITERS`), whose files are regular ones a
+ * program that prints them finds as they are named. sed -i is not one: its `e` command and `s///e` run a shell command.
  */
-export function mayLeaveLinks(command: SimpleCommand): boolean {
+export function leavesNoLink(command: SimpleCommand): boolean {
   const [first] = command.words;
-  return changesFileSystem(command) && !(first?.kind === 'literal' && LINKLESS_WRITERS.has(first.value));
+  return first?.kind === 'literal' && LINKLESS_WRITERS.has(first.value);
 }
 
 /**

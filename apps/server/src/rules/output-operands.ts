@@ -1,5 +1,6 @@
 import { longOptionIn } from './link-following-readers';
 import type { ShellWord } from './shell-word';
+import { shortValueLetters } from './short-option-files';
 
 /**
  * How an option word is read: a flag (its value, if any, attached: `-f1`, `--skip-fields=1`), an option that takes the
@@ -83,7 +84,8 @@ const OUTPUT_OPERANDS: ReadonlyMap<string, OutputOperand> = new Map<string, Outp
     {
       at: 1,
       option: gnuOption(
-        { flags: 'AGORTfrt', valued: 'FMSWbgiow' },
+        // The letters that take a value, as the readers judge ptx's files by them (short-option-files.ts).
+        { flags: 'AGORTfrt', valued: shortValueLetters('ptx')! },
         {
           flags: ['--auto-reference', '--traditional', '--ignore-case', '--references', '--right-side-refs', '--typeset-mode', '--help', '--version'],
           valued: ['--break-file', '--flag-truncation', '--format', '--gap-size', '--ignore-file', '--macro-name', '--only-file', '--sentence-regexp', '--word-regexp', '--width'],

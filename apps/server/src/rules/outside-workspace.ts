@@ -26,7 +26,7 @@ export interface PathFacts {
   /**
    * With `fileSystemChanged`: every command that set it runs code of the project's (`runsProjectCode`: a test runner,
    * a make target, a package script, a program of the workspace), which could have read and printed any file itself,
-   * or leaves no link (`mayLeaveLinks`: touch, truncate), so a program that prints the files it is named shows nothing
+   * or leaves no link (`leavesNoLink`: touch, truncate), so a program that prints the files it is named shows nothing
    * more by following a link such a command left (`npm test 2>&1 | tail -n 20`, `make && cat out.txt`, `touch x &&
    * cat README.md`). After one that cannot print a file but may leave a link no rule saw (`tar -xf vendor.tar && cat
    * link`, the archive holding `link -> ~/.ssh/id_rsa`), it is unset. Default: false.
