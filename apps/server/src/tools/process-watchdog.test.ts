@@ -200,7 +200,7 @@ case $status:$out in 0:*"/proc/$marked/environ"*) found=yes ;; *) found=no ;; es
 if [ "$kind $count" = "$moment" ] && [ "$found" = yes ]; then
   read -r stat < "/proc/$marked/stat"
   set -- \${stat##*) }
-  started=$20
+  started=\${20}
   # The bystander starts at least a clock tick after the marked process, as it would once pids wrapped.
   ticks=0
   while [ "$ticks" -le $((started + 1)) ]; do read -r up idle < /proc/uptime; ticks=\${up%.*}\${up#*.}; done
