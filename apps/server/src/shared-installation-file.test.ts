@@ -57,6 +57,27 @@ describe('sharedInstallationFile', () => {
     });
   }
 
+  // node-gyp's make copies a built addon into build/Release with `ln -f` from build/Release/obj.target: where the
+  // prebuilt binary cannot be downloaded, the addon built here has two names, both Airlock's own.
+  it("finds nothing when an addon's other names are all in its own package's build folder", async () => {
+    await using installation = await fakeInstallation();
+    const { addon } = installation.files;
+    await mkdir(join(dirname(addon), 'obj.target'), { recursive: true });
+    await link(addon, join(dirname(addon), 'obj.target', 'built.node'));
+    expect(sharedInstallationFile(installation.workspace, installation.root)).toBeUndefined();
+  });
+
+  it("refuses an addon with a name in its build folder and another in the workspace, counting those it found", async () => {
+    await using installation = await fakeInstallation();
+    const { addon } = installation.files;
+    await mkdir(join(dirname(addon), 'obj.target'), { recursive: true });
+    await link(addon, join(dirname(addon), 'obj.target', 'built.node'));
+    await linkIntoWorkspace(addon, installation.workspace);
+    expect(sharedInstallationFile(installation.workspace, installation.root)).toContain(
+      `"${installation.workspace}" is on the file system of ${addon}, a file Airlock runs, which has 3 names there (hard links), 2 of them in its package's build folder: `,
+    );
+  });
+
   it('refuses a workspace that holds the real path of a file the server runs (node_modules linked into it)', async () => {
     await using installation = await fakeInstallation();
     const store = join(installation.workspace, 'store', 'tiny');

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { shellQuoted } from './shell-quoted';
 import { isStrictlyWithin } from './tools/path-within';
 
@@ -52,7 +52,9 @@ export function installationFiles(installation: string): string[] {
  *   the default ~/.local/share/pnpm), so a project in the workspace may hold the very file, and a call that writes
  *   into it in place (`>>`, an editor) writes Airlock's. Where the other names are would take a walk of the disk to
  *   find; a file with more than one, there, is refused. A paths-only check sees none of this: a hard link has no path
- *   in common with the file.
+ *   in common with the file. The one exception: names a native addon has in its own package's build folder, where
+ *   node-gyp's make copies it with `ln -f` (build/Release/obj.target/x.node and build/Release/x.node, when the addon
+ *   was built here for want of a prebuilt one); a file all of whose names are there is Airlock's alone.
  * - Its real path lies inside the workspace: node_modules linked into a store the workspace holds.
  */
 export function sharedInstallationFile(workspace: string, installation: string): string | undefined {
@@ -70,8 +72,11 @@ export function sharedInstallationFile(workspace: string, installation: string):
       return `"${workspace}" holds ${real}, a file Airlock runs: a call allowed there could change code Airlock runs outside any sandbox. Choose a folder that does not hold it with --workspace`;
     }
     if (info.nlink > 1 && devices.has(info.dev)) {
+      const own = addonBuildNames(file, info);
+      if (own >= info.nlink) continue;
       return (
-        `"${workspace}" is on the file system of ${file}, a file Airlock runs, which has ${info.nlink} names there (hard links): ` +
+        `"${workspace}" is on the file system of ${file}, a file Airlock runs, which has ${info.nlink} names there (hard links)` +
+        `${own > 1 ? `, ${own} of them in its package's build folder` : ''}: ` +
         'pnpm links the files of a package from its store into every project installed from it, so a project in the workspace may ' +
         "hold this very file, and a call that writes into that project's node_modules would change code Airlock runs outside any sandbox. " +
         `Reinstall Airlock's packages as copies: cd ${shellQuoted(resolve(installation))} && rm -rf node_modules && pnpm install ` +
@@ -137,6 +142,43 @@ function packageFolder(require: NodeJS.Require, name: string): string | undefine
   return undefined;
 }
 
+/** Entries at most that addonBuildNames looks at: a build folder holds tens; a bigger one is not looked through. */
+const BUILD_FOLDER_ENTRIES = 10_000;
+
+/**
+ * How many names the file `file` (a native addon, `<package>/build/Release/<name>.node`, of Stats `info`) has in its
+ * package's build folder, links not followed; 1 for any other file (its own), and for a build folder too big to look through.
+ */
+function addonBuildNames(file: string, info: Stats): number {
+  const release = dirname(file);
+  if (!file.endsWith('.node') || basename(release) !== 'Release' || basename(dirname(release)) !== 'build') return 1;
+  let names = 0;
+  let seen = 0;
+  const folders = [dirname(release)];
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    seen += entries.length;
+    if (seen > BUILD_FOLDER_ENTRIES) return 1;
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) folders.push(path);
+      else if (entry.isFile()) {
+        try {
+          const other = lstatSync(path);
+          if (other.ino === info.ino && other.dev === info.dev) names++;
+        } catch {
+          // Gone since: not a name.
+        }
+      }
+    }
+  }
+  return Math.max(names, 1);
+}
 
 function filesIn(folder: string): string[] {
   try {
