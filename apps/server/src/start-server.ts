@@ -19,7 +19,6 @@ import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { acceptMessagesUpTo, MAX_MESSAGE_BEFORE_TOKEN_BYTES } from './http/before-token-limit';
 import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget } from './http/socket-read-budget';
-import { openFileLimit } from './http/open-file-limit';
 import { CLOSE_ANSWER_MS, closingWithin } from './http/close-answer-grace';
 import { refusedBeforeTokenClose } from './http/refused-before-token';
 import { SYSTEM_CLOCK, type Clock } from './clock';
@@ -32,6 +31,7 @@ import { StaticFiles } from './http/static-files';
 import { applyTRPCSocketHandler } from './http/trpc-socket-handler';
 import { TabCredentials, type TabCredentialsOptions } from './http/tab-credentials';
 import { serverProofFrame, tokenMatches } from './http/token';
+import { ownLimit } from './own-limits';
 
 export interface StartServerOptions {
   /**
@@ -530,7 +530,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // Plain HTTP sockets count twice: those open, and as many given-way sockets closing.
   const sockets = capacity.maxConnections + capacity.maxUnauthenticated + 2 * capacity.maxHttpConnections + capacity.maxModelRequests;
   const calls = capacity.maxRunningCalls * FILES_PER_RUNNING_CALL;
-  const fileLimit = openFileLimit();
+  // Node raises its soft limit to the hard one at start-up: the soft one is what the server has.
+  const fileLimit = ownLimit('Max open files', 'soft');
   if (fileLimit !== undefined && fileLimit < sockets + calls + RESERVED_FILES) {
     log(
       `Warning: this process may open ${fileLimit} files, fewer than the capacity settings allow: ${sockets} sockets, ${calls} for running tool calls ` +

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, DEFAULT_CAPACITY, loadConfig, type Capacity } from '../src/config';
-import { openFileLimit } from '../src/http/open-file-limit';
+import { ownLimit } from '../src/own-limits';
 import { MAX_MESSAGE_SEPARATORS } from '../src/http/requests-per-message';
 import { MAX_PIPELINED_REQUESTS, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
 import { tempDir } from './support/temp-dir';
@@ -1061,7 +1061,7 @@ describe('capacity settings', () => {
   });
 
   it('warn at start-up when the open-file limit is below what they allow', async () => {
-    const limit = openFileLimit();
+    const limit = ownLimit('Max open files', 'soft');
     await using running = await startTestServer({ capacity: { maxConnections: 1_000_000 } });
     const warning = running.lines.find((line) => line.startsWith('Warning: this process may open'));
     expect(warning).toEqual(limit === undefined ? undefined : expect.stringContaining(`may open ${limit} files, fewer than the capacity settings allow: 1000336 sockets, 512 for running tool calls`));

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isWithin } from '../path-within';
+import { ownLimit } from '../../own-limits';
 import { ipcSysctls } from './ipc-limits';
 
 /** Where `unshare` (util-linux) is looked for: fixed system folders only, never a PATH a tool could write to. */
@@ -138,21 +139,9 @@ function otherHostCounts(): Omit<CallCounts, keyof InotifyLimits> {
   return {
     ...(groups === undefined || marks === undefined ? {} : { fanotifyGroups: groups, fanotifyMarks: marks }),
     ptys: ptyMax === undefined || ptyReserve === undefined ? DEFAULT_PTY_POOL : Math.max(0, ptyMax - ptyReserve),
-    messageQueueBytes: ownMessageQueueBytes() ?? DEFAULT_MESSAGE_QUEUE_BYTES,
+    // The soft limit is the one the kernel checks.
+    messageQueueBytes: ownLimit('Max msgqueue size', 'soft') ?? DEFAULT_MESSAGE_QUEUE_BYTES,
   };
-}
-
-/** This process's soft limit on bytes of POSIX message queues (the one the kernel checks); undefined where unlimited or unread. */
-function ownMessageQueueBytes(): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync('/proc/self/limits', 'utf8');
-  } catch {
-    return undefined;
-  }
-  // "Max msgqueue size <soft> <hard> bytes".
-  const soft = /^Max msgqueue size\s+(\d+)\s/m.exec(text)?.[1];
-  return soft === undefined ? undefined : Number(soft);
 }
 
 /** What limitedNamespaceCommand starts, and with what. */

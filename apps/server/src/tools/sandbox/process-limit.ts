@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ownLimit } from '../../own-limits';
 import { WRAPPER_SCRIPT } from '../process-confinement';
 
 /**
@@ -67,16 +68,8 @@ export function limitedWrapperScript({ maxProcesses, maxOpenFiles = DEFAULT_MAX_
 }
 
 /** This process's hard limit on open files, read from `limitsFile`; undefined where it cannot be read or is unlimited. */
-export function ownOpenFilesHardLimit(limitsFile = '/proc/self/limits'): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(limitsFile, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // "Max open files <soft> <hard> files".
-  const hard = /^Max open files\s+\S+\s+(\d+)\s/m.exec(text)?.[1];
-  return hard === undefined ? undefined : Number(hard);
+export function ownOpenFilesHardLimit(limitsFile?: string): number | undefined {
+  return ownLimit('Max open files', 'hard', limitsFile);
 }
 
 /** What callOpenFiles decides: the limit the calls get, and what to say of it; or why the setting cannot hold. */
