@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AnswerLimitError,
   MalformedChunkError,
@@ -53,6 +53,27 @@ describe('OpenAIChunkReader', () => {
 
     expect(reader.finish()).toStrictEqual([
       { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it("reads a call's whole arguments once however often a server resends them after it, not once per piece", () => {
+    const reader = new OpenAIChunkReader();
+    // About 100 KB of duplicate keys that read as {"command":"ls"}, then the same arguments resent 500 times.
+    const held = `{${'"command":"ls",'.repeat(6_000)}"command":"ls"}`;
+    reader.push(delta({ tool_calls: [{ type: 'function', function: { name: 'terminal', arguments: held } }] }));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (let i = 0; i < 500; i++) reader.push(delta({ tool_calls: [{ function: { arguments: '{"command":"ls"}' } }] }));
+      // Parsed again for each piece, the held text cost 500 × 100 KB: a megabyte of it held the server a minute.
+      const parsedChars = parse.mock.calls.reduce((sum, [text]) => sum + String(text).length, 0);
+      expect(parsedChars).toBeLessThan(2 * held.length + 500 * 100);
+    } finally {
+      parse.mockRestore();
+    }
+    reader.push(delta({}, 'tool_calls'));
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: expect.any(String), name: 'terminal', arguments: held },
       { type: 'finish', reason: 'tool-calls' },
     ]);
   });

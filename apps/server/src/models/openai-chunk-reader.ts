@@ -200,6 +200,12 @@ export class OpenAIChunkReader {
    * whole arguments. It starts a call only once arguments follow, then under that name (see `indexWithoutOne`).
    */
   private possibleStart: string | undefined;
+  /**
+   * The last whole arguments pieces were compared with (`repeatsArguments`) and their canonical form (undefined: not an
+   * object), worked out once: worked out for each piece, a megabyte of arguments resent 70 bytes at a time held the
+   * server's thread for a minute.
+   */
+  private heldArguments: { held: string | Record<string, unknown>; canonical: string | undefined } | undefined;
 
   /**
    * How many pieces of the answer have arrived: text, reasoning, or a fragment of a tool call that adds to it (its
@@ -549,7 +555,7 @@ export class OpenAIChunkReader {
       // The last call's whole arguments sent again with no name (as an object, or as text holding the same object) are
       // no call: a server may resend a call's arguments whole once they are complete, and read as a new call it made one
       // of no name. With a name, it may be a second call of the same arguments.
-      if (anonymous && !named && (text === undefined || last.text.closed) && repeatsArguments(last.arguments, piece)) return undefined;
+      if (anonymous && !named && (text === undefined || last.text.closed) && this.repeatsArguments(last.arguments, piece)) return undefined;
       const begun = text === undefined || last.text.begun;
       const anotherName =
         anonymous &&
@@ -589,6 +595,17 @@ export class OpenAIChunkReader {
     const waiting = this.waitingWithoutIndex();
     if (waiting !== undefined && (!identified || ((name === undefined || name === '') && !carriesArguments(piece)))) return waiting;
     return this.newPlace();
+  }
+
+  /**
+   * Whether `piece` holds the same arguments as a call's whole ones (`held`: text that is a whole object, or an
+   * object), the held ones read once (`heldArguments`), the piece each time: the work is the piece's.
+   */
+  private repeatsArguments(held: string | Record<string, unknown>, piece: string | Record<string, unknown> | undefined): boolean {
+    if (piece === undefined) return false;
+    if (this.heldArguments?.held !== held) this.heldArguments = { held, canonical: canonicalArguments(held) };
+    const { canonical } = this.heldArguments;
+    return canonical !== undefined && canonicalArguments(piece) === canonical;
   }
 
   /**
@@ -686,19 +703,17 @@ export class OpenAIChunkReader {
   }
 }
 
-/** Whether `piece` holds the same arguments as a call's whole ones (`held`: text that is a whole object, or an object). */
-function repeatsArguments(held: string | Record<string, unknown>, piece: string | Record<string, unknown> | undefined): boolean {
-  if (piece === undefined) return false;
-  const whole = (value: string | Record<string, unknown>): unknown => {
-    if (typeof value !== 'string') return value;
+/** The canonical JSON of `value` (an object, or text holding one), for comparing arguments; undefined when it is no object. */
+function canonicalArguments(value: string | Record<string, unknown>): string | undefined {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
     try {
-      return JSON.parse(value) as unknown;
+      parsed = JSON.parse(value) as unknown;
     } catch {
       return undefined;
     }
-  };
-  const [before, again] = [whole(held), whole(piece)];
-  return isPlainObject(before) && isPlainObject(again) && canonicalJson(before) === canonicalJson(again);
+  }
+  return isPlainObject(parsed) ? canonicalJson(parsed) : undefined;
 }
 
 /**
