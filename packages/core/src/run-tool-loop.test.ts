@@ -1050,6 +1050,24 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(result.messages).toHaveLength(1 + 1 + MAX_TOOL_CALLS_PER_TURN + 1 + 1);
     });
 
+    it('reads no more text-format calls of a turn than it may run: it answers the first with their errors and only counts the rest (confirmation off)', async () => {
+      // 83,000 bodies, each closed by the next tag, the last left open: no call, so text.
+      const text = '<tool_call>{'.repeat(83_000);
+      const { events, calls, result } = await drive([textStep(text), textStep('Done.')], undefined, { confirmToolCalls: false, maxToolCalls: 10_000 });
+      expect(calls).toStrictEqual([]);
+      const ends = ofType(events, 'tool-end');
+      expect(ends).toHaveLength(MAX_TOOL_CALLS_PER_TURN + 1);
+      const noName = 'Error: The tool call has no "name". Write it as <tool_call>{"name": "<tool>", "arguments": {...}}</tool_call>.';
+      expect(ends.slice(0, -1).map((end) => [end.outcome, end.result])).toStrictEqual(Array.from({ length: MAX_TOOL_CALLS_PER_TURN }, () => ['error', noName]));
+      expect(ends.at(-1)?.result).toContain(`the ${83_000 - 1 - MAX_TOOL_CALLS_PER_TURN} after the first ${MAX_TOOL_CALLS_PER_TURN} were not run`);
+      // The bodies read stay in the text as written, as a body that is no call does; those only counted are cut as calls are.
+      // Lengths first: a failure then names a number, not a megabyte of text.
+      const kept = (result.messages[1] as { content: string }).content;
+      const live = ofType(events.slice(0, events.findIndex((e) => e.type === 'tool-start')), 'text-delta').map((e) => e.text).join('');
+      expect([kept.length, live.length]).toStrictEqual([12 * (MAX_TOOL_CALLS_PER_TURN + 1), 12 * (MAX_TOOL_CALLS_PER_TURN + 1)]);
+      expect([kept, live]).toStrictEqual(['<tool_call>{'.repeat(MAX_TOOL_CALLS_PER_TURN + 1), '<tool_call>{'.repeat(MAX_TOOL_CALLS_PER_TURN + 1)]);
+    });
+
     it('answers an unparseable text-format call with a clear error', async () => {
       const { events } = await drive([textStep('<tool_call>{"arguments": {}}</tool_call>'), textStep('ok')], undefined);
       const [end] = ofType(events, 'tool-end');

@@ -914,7 +914,8 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   const request = turnRequest(input);
   const turn: AssistantMessage = { role: 'assistant', content: '' };
   const rawCalls: RawCall[] = [];
-  const extractor = new TextToolCallExtractor();
+  // planCalls takes no more calls from the text than it runs: the rest it only needs to count.
+  const extractor = new TextToolCallExtractor({ readCalls: MAX_TOOL_CALLS_PER_TURN });
   let failure: string | undefined;
   // A real AbortSignal for the model's client, only for as long as the turn streams.
   const link = linkedController(signal);
@@ -959,7 +960,7 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   // is kept as reasoning, so it is neither shown as the answer again nor sent back to the model as one.
   turn.content = reply.content;
   if (reply.reasoning !== '') turn.reasoning = reply.reasoning;
-  const planned = plan ? planCalls(rawCalls, reply.calls, input.runId, callIdsSince(input.messages, input.runStart)) : [];
+  const planned = plan ? planCalls(rawCalls, reply, input.runId, callIdsSince(input.messages, input.runStart)) : [];
   return { turn, planned, failure };
 }
 
@@ -1300,10 +1301,13 @@ interface RawCall {
   arguments: unknown;
 }
 
-/** The turn's calls with their ids, native ones first, at most MAX_TOOL_CALLS_PER_TURN of them and a note for the rest. */
+/**
+ * The turn's calls with their ids, native ones first, at most MAX_TOOL_CALLS_PER_TURN of them and a note for the rest.
+ * `text`: the calls read from the text, and how many more it held.
+ */
 function planCalls(
   native: readonly RawCall[],
-  fromText: readonly TextToolCall[],
+  text: { calls: readonly TextToolCall[]; moreCalls: number },
   runId: string,
   usedIds: Set<string>,
 ): PlannedCall[] {
@@ -1313,7 +1317,8 @@ function planCalls(
     usedIds.add(id);
     return id;
   };
-  const total = native.length + fromText.length;
+  let fromText = text.calls;
+  const total = native.length + fromText.length + text.moreCalls;
   if (total > MAX_TOOL_CALLS_PER_TURN) {
     native = native.slice(0, MAX_TOOL_CALLS_PER_TURN);
     fromText = fromText.slice(0, MAX_TOOL_CALLS_PER_TURN - native.length);

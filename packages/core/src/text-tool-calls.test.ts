@@ -98,7 +98,7 @@ describe('TextToolCallExtractor on a reply whose calls will not run', () => {
       const live = deltas.flatMap((delta) => extractor.push(delta));
       const reply = extractor.finish({ callsRun: false });
       const content = `Doing it.\n\nAnd then <tool_call>{"arguments": {}}</tool_call> ${first}${second}`;
-      expect(reply).toStrictEqual({ parts: [{ type: 'text', text: `${first}${second}` }], calls: [], content, reasoning: '' });
+      expect(reply).toStrictEqual({ parts: [{ type: 'text', text: `${first}${second}` }], calls: [], moreCalls: 0, content, reasoning: '' });
       expect([...live, ...reply.parts].map((part) => part.text).join('')).toBe(content);
     }
   });
@@ -106,7 +106,7 @@ describe('TextToolCallExtractor on a reply whose calls will not run', () => {
   it('gives out as thinking, not as text, the calls that a lone </think> showed were thought', () => {
     const extractor = new TextToolCallExtractor();
     extractor.push(`Maybe ${first}</think>Answer.`);
-    expect(extractor.finish({ callsRun: false })).toStrictEqual({ parts: [], calls: [], content: 'Maybe </think>Answer.', reasoning: first });
+    expect(extractor.finish({ callsRun: false })).toStrictEqual({ parts: [], calls: [], moreCalls: 0, content: 'Maybe </think>Answer.', reasoning: first });
   });
 });
 
@@ -632,6 +632,65 @@ describe('TextToolCallExtractor on hostile streams', () => {
       expect(extract([text])).toStrictEqual(expected);
       expect(extract(text.split(''))).toStrictEqual(expected);
     }
+  });
+});
+
+describe('TextToolCallExtractor with a limit on the calls it reads', () => {
+  const call = (n: number) => `${TOOL_CALL_OPEN}{"name": "t", "arguments": {"n": ${n}}}${TOOL_CALL_CLOSE}`;
+
+  function extractReading(readCalls: number, deltas: string[], options?: Parameters<TextToolCallExtractor['finish']>[0]) {
+    const extractor = new TextToolCallExtractor({ readCalls });
+    const live = deltas.flatMap((delta) => extractor.push(delta));
+    const reply = extractor.finish(options);
+    const shownText = [...live, ...reply.parts].filter((part) => part.type === 'text').map((part) => part.text).join('');
+    return { text: reply.content, reasoning: reply.reasoning, calls: reply.calls, moreCalls: reply.moreCalls, shownText };
+  }
+
+  it('parses no more than `readCalls` of a reply\'s 83,000 call bodies, and counts the rest', () => {
+    const text = `${TOOL_CALL_OPEN}{`.repeat(83_000);
+    const deltas: string[] = [];
+    for (let i = 0; i < text.length; i += 4096) deltas.push(text.slice(i, i + 4096));
+    const reply = extractReading(64, deltas);
+    // Each body but the last is closed by the next tag; the last, left open and no call, is text.
+    expect(reply.calls).toHaveLength(64);
+    expect(reply.calls).toStrictEqual(Array.from({ length: 64 }, () => ({ ok: false, name: '', raw: '{', error: `The tool call has no "name". Write it as ${TOOL_CALL_OPEN}{"name": "<tool>", "arguments": {...}}${TOOL_CALL_CLOSE}.` })));
+    expect(reply.moreCalls).toBe(83_000 - 1 - 64);
+    // The bodies read are kept in the text as written, as any body that is no call; those only counted are cut as calls.
+    expect(reply.text).toBe(`${TOOL_CALL_OPEN}{`.repeat(64 + 1));
+    expect(reply.shownText).toBe(reply.text);
+  });
+
+  it('cuts the calls past the limit from the text, as it does those it reads, and returns only those it read', () => {
+    const reply = extractReading(2, ['a', call(0), 'b', call(1), 'c', call(2), 'd', call(3)]);
+    expect(reply).toStrictEqual({
+      text: 'abcd',
+      reasoning: '',
+      calls: [0, 1].map((n) => ({ ok: true, name: 't', arguments: { n } })),
+      moreCalls: 2,
+      shownText: 'abcd',
+    });
+  });
+
+  it('counts a call left open at the end past the limit, and keeps a body left open that is no call as text', () => {
+    expect(extractReading(1, [call(0), `${TOOL_CALL_OPEN}{"name": "t"}`])).toMatchObject({ text: '', calls: [{ ok: true, name: 't', arguments: { n: 0 } }], moreCalls: 1 });
+    expect(extractReading(1, [call(0), `${TOOL_CALL_OPEN}{"a" `])).toMatchObject({ text: `${TOOL_CALL_OPEN}{"a" `, calls: [{ ok: true }], moreCalls: 0 });
+  });
+
+  it('gives out every call as written, those past the limit included, when the calls do not run', () => {
+    const written = [call(0), 'x', call(1), `${TOOL_CALL_OPEN}{ no call }${TOOL_CALL_CLOSE}`];
+    expect(extractReading(1, written, { callsRun: false })).toStrictEqual({ text: `x${written[0]}${written[2]}${written[3]}`, reasoning: '', calls: [], moreCalls: 0, shownText: `x${written[0]}${written[2]}${written[3]}` });
+  });
+
+  it('gives out every call as thinking, those past the limit included, at a lone </think>', () => {
+    const reply = extractReading(1, [call(0), call(1), call(2), '</think>ok']);
+    expect(reply).toStrictEqual({ text: '</think>ok', reasoning: call(0) + call(1) + call(2), calls: [], moreCalls: 0, shownText: '</think>ok' });
+  });
+
+  it('reads every call by default', () => {
+    const reply = extractReading(Number.POSITIVE_INFINITY, Array.from({ length: 100 }, (_, n) => call(n)));
+    expect(reply.calls).toHaveLength(100);
+    expect(reply.moreCalls).toBe(0);
+    expect(new TextToolCallExtractor().finish().moreCalls).toBe(0);
   });
 });
 

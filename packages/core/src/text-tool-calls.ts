@@ -41,6 +41,16 @@ export function parseTextToolCall(raw: string): TextToolCall {
 /** A piece of the reply to show now: text the person reads, or the model's thinking. */
 export type TextPart = { type: 'text' | 'reasoning'; text: string };
 
+export interface ExtractorOptions {
+  /**
+   * How many of the calls found are read: parsed, and told what is wrong with them (default: all). The rest are only
+   * counted (`moreCalls`) and cut from the text as calls are. A caller that runs no more than so many calls of a turn
+   * need not read the others, and reading them is what costs: a reply of a million characters holds some 83,000
+   * bodies (`<tool_call>{` repeated), each a failed parse and an error message, seconds of the server's thread.
+   */
+  readCalls?: number;
+}
+
 export interface FinishOptions {
   /**
    * Whether the calls found will run (default true). When not (the turn failed or was stopped, or no tool is left
@@ -53,8 +63,10 @@ export interface FinishOptions {
 export interface ExtractedReply {
   /** What is still to be shown, after every part `push` gave out. */
   parts: TextPart[];
-  /** The calls found, in the order written. */
+  /** The calls found, in the order written, at most `readCalls` of them. */
   calls: TextToolCall[];
+  /** How many calls were found after those in `calls`, past `readCalls`: counted, not returned. */
+  moreCalls: number;
   /** The reply's text as it is kept: what was shown, less what turned out to be thinking. */
   content: string;
   /** The thinking, from the text and from `pushReasoning`, in the order it came. */
@@ -102,6 +114,9 @@ export const MAX_TAG_LENGTH = '</thinking>'.length + MAX_THINKING_TAG_SPACE;
  * until it tells whether a code span closes around the tag. Each character is looked at a bounded number of times:
  * a reply costs time linear in its length however it is cut. All it gives out as text stays text: what the person
  * saw live is what is kept.
+ *
+ * Past `readCalls`, a closed body is counted as a call without being read, so it is cut from the text as a call is
+ * whatever it holds; a body left open at the end is still read (one at most), as only a call is cut there.
  */
 export class TextToolCallExtractor {
   /** The end of the previous delta that may be the start of a tag; never as long as a tag. */
@@ -142,6 +157,8 @@ export class TextToolCallExtractor {
   private skipSpace = false;
   private shownNonSpace = false;
   private calls: TextToolCall[] = [];
+  private moreCalls = 0;
+  private readonly readCalls: number;
   /**
    * The reply's text and thinking as shown, a piece per delta, made one string at the end: a string grown a delta at
    * a time is a rope that keeps a node per delta for as long as the turn goes on (tens of MB for a million
@@ -150,6 +167,10 @@ export class TextToolCallExtractor {
   private content: string[] = [];
   private reasoning: string[] = [];
   private parts: TextPart[] = [];
+
+  constructor(options: ExtractorOptions = {}) {
+    this.readCalls = options.readCalls ?? Number.POSITIVE_INFINITY;
+  }
 
   /** Feeds a delta of the reply's text; returns what is safe to show now. */
   push(delta: string): TextPart[] {
@@ -183,9 +204,10 @@ export class TextToolCallExtractor {
       for (const written of this.cut) this.show(written);
       this.cut = [];
       this.calls = [];
+      this.moreCalls = 0;
     }
     const parts = this.give();
-    return { parts, calls: this.calls, content: this.content.join(''), reasoning: this.reasoning.join('') };
+    return { parts, calls: this.calls, moreCalls: this.moreCalls, content: this.content.join(''), reasoning: this.reasoning.join('') };
   }
 
   private scan(text: string, final: boolean): void {
@@ -407,9 +429,14 @@ export class TextToolCallExtractor {
     const raw = this.body.join('');
     this.body = [];
     this.mode = 'text';
+    const written = TOOL_CALL_OPEN + raw + close;
+    if (this.calls.length >= this.readCalls) {
+      this.moreCalls++;
+      this.cut.push(written);
+      return;
+    }
     const call = parseTextToolCall(raw);
     this.calls.push(call);
-    const written = TOOL_CALL_OPEN + raw + close;
     // What is not a call stays in the text as written (the person sees what the model wrote); the model is still
     // answered with what is wrong with it.
     if (!call.ok) this.showWritten(written);
@@ -424,7 +451,8 @@ export class TextToolCallExtractor {
       // A body that ends inside a string was cut off there: what repair would make of it is not what the model meant.
       const call = this.quote === 0 ? parseTextToolCall(raw) : undefined;
       if (call?.ok === true) {
-        this.calls.push(call);
+        if (this.calls.length < this.readCalls) this.calls.push(call);
+        else this.moreCalls++;
         this.cut.push(TOOL_CALL_OPEN + raw);
         return;
       }
@@ -447,6 +475,7 @@ export class TextToolCallExtractor {
   private thoughtSoFar(unclosed: string, tag: string): void {
     this.think(this.cut.join('') + unclosed);
     this.calls = [];
+    this.moreCalls = 0;
     this.cut = [];
     this.body = [];
     this.mayBeThinking = false;
