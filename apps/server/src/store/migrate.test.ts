@@ -84,6 +84,27 @@ describe('migrations', () => {
     expect(versions(join(folder.path, DATABASE_FILE))).toStrictEqual(migrations.map((migration) => migration.version));
   });
 
+  it('refuse a database whose record of migrations does not match its tables, naming the file and the migration, as damaged', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    await databaseWithData(folder.path);
+    // The newest migration's tables are there, its record gone: applied again, it fails on what it made.
+    const last = migrations.at(-1)!;
+    const db = new Database(file);
+    db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(last.version);
+    db.close();
+    const before = await readFile(file);
+
+    const error = await SqliteStore.open({ directory: folder.path, ...quiet }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ problem: 'corrupt', file });
+    expect((error as StoreError).message).toContain(`its schema does not match its record of migrations: migration ${last.version} (${last.name}) failed on it (`);
+    expect((await readFile(file)).equals(before)).toBe(true);
+  });
+
   it('refuse a database newer than this code, naming the file, and leave it as it was', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);

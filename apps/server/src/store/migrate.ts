@@ -1,6 +1,6 @@
-import type { Database } from 'better-sqlite3';
+import SQLite, { type Database } from 'better-sqlite3';
 import type { Migration } from './migrations';
-import { StoreError } from './store-error';
+import { schemaMismatch, StoreError } from './store-error';
 
 /**
  * Brings the schema up to the last of `migrations`, all pending ones in one transaction, each recorded in
@@ -30,8 +30,17 @@ export function migrate(db: Database, { file, migrations, now }: MigrateOptions)
     const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     for (const migration of migrations) {
       if (migration.version <= at) continue;
-      db.exec(migration.sql);
+      try {
+        db.exec(migration.sql);
+      } catch (error) {
+        throw migrationFailure(file, migration, error);
+      }
       record.run(migration.version, migration.name, now);
     }
   }).immediate();
+}
+
+/** A migration SQLite refused with an SQL error is a schema that does not match its record (schemaMismatch); any other error (the disk's, a lock) is left to the caller. */
+function migrationFailure(file: string, migration: Migration, error: unknown): unknown {
+  return error instanceof SQLite.SqliteError && error.code === 'SQLITE_ERROR' ? schemaMismatch(file, migration, error) : error;
 }

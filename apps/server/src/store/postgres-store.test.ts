@@ -1052,6 +1052,19 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((refused as StoreError).problem).toBe('newer-schema');
   });
 
+  it('a schema whose record of migrations does not match its tables is refused as damaged, naming the migration, and left as it was', async () => {
+    await using database = await openTestDatabase();
+    await (await openStore(database, 'a')).close();
+    const last = postgresMigrations.at(-1)!;
+    await withClient((client) => client.query(`DELETE FROM "${database.schema}".schema_migrations WHERE version = $1`, [last.version]));
+    const refused = await openStore(database, 'b').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('corrupt');
+    expect((refused as StoreError).message).toContain(`its schema does not match its record of migrations: migration ${last.version} (${last.name}) failed on it (`);
+    const versions = await withClient(async (client) => (await client.query<{ version: number }>(`SELECT version FROM "${database.schema}".schema_migrations ORDER BY version`)).rows);
+    expect(versions).toStrictEqual(postgresMigrations.slice(0, -1).map(({ version }) => ({ version })));
+  });
+
   it("a schema holding another program's tables (and no record of Airlock's schema) is refused and left as it was", async () => {
     await using database = await openTestDatabase();
     await withClient((client) => client.query(`CREATE TABLE "${database.schema}".sessions (id integer)`));

@@ -27,3 +27,14 @@ export class StoreError extends Error {
     super(`${file}: ${detail}. ${advice[problem]}`, options?.cause === undefined ? undefined : { cause: options.cause });
   }
 }
+
+/**
+ * A migration the database refused with an SQL error (a column or table it adds is there already, one it changes is
+ * not): the tables are not what its record of migrations says, changed by something other than this code, and the
+ * database is refused as damaged, the migration named, rather than ending the start with the database's message alone.
+ */
+export function schemaMismatch(location: string, migration: { version: number; name: string }, error: Error): StoreError {
+  return new StoreError(location, 'corrupt', `its schema does not match its record of migrations: migration ${migration.version} (${migration.name}) failed on it (${error.message})`, {
+    cause: error,
+  });
+}

@@ -1,6 +1,6 @@
-import { escapeIdentifier, type Pool, type PoolClient } from 'pg';
+import { DatabaseError, escapeIdentifier, type Pool, type PoolClient } from 'pg';
 import type { Migration } from '../migrations';
-import { StoreError } from '../store-error';
+import { schemaMismatch, StoreError } from '../store-error';
 
 export interface MigratePostgresOptions {
   /** The schema to bring up to date, created when missing. */
@@ -38,7 +38,12 @@ export async function migratePostgres(pool: Pool, { schema, location, migrations
     if (at > latest) throw new StoreError(location, 'newer-schema', `its schema is at version ${at}, this Airlock knows versions up to ${latest}`);
     for (const migration of migrations) {
       if (migration.version <= at) continue;
-      await client.query(migration.sql);
+      try {
+        await client.query(migration.sql);
+      } catch (error) {
+        // Class 42, syntax error or access rule violation: a column or table there already (42701, 42P07), one missing (42703, 42P01).
+        throw error instanceof DatabaseError && error.code?.startsWith('42') === true ? schemaMismatch(location, migration, error) : error;
+      }
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now]);
     }
   });
