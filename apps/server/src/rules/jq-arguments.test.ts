@@ -65,6 +65,56 @@ describe('jq: a prefix rule covers reading files in the workspace only', () => {
     expect(decision.decision).toBe('allow');
   });
 
+  // jq 1.6 reads `--argfile name file` as `--slurpfile` (it took no value here: `--argfile --indent FILE` had FILE read
+  // as `--indent`'s value); `--run-tests` runs the programs of a file, or of its input, and prints each line that fails
+  // (any version: `jq --run-tests ~/.git-credentials` printed the file's lines), programs the rule cannot see, as
+  // `-f`'s. jq takes a long option by its whole name only: one it does not know here may do either (found in review).
+  it.each([
+    "jq -n --argfile --indent /home/me/.docker/config.json '$ARGS'",
+    "jq -n --argfile a ~/.docker/config.json '$a'",
+    "jq -n --argfile a ../x.json '$a'",
+    'jq --run-tests /home/me/.git-credentials',
+    'jq --run-tests tests/jq.test',
+    'jq --run-tests',
+    'jq . a.json --run-tests /home/me/.git-credentials',
+    'jq -n --run-tests --skip 1 /home/me/.git-credentials',
+    'jq --some-later-option /home/me/x . a.json',
+    'jq --ru /home/me/.git-credentials',
+    'jq --indent=2 . a.json',
+  ])('a rule for jq asks about %j (found in review)', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  it.each([
+    "jq -n --argfile a data/x.json '$a'",
+    'jq --seq --stream --stream-errors --unbuffered . a.json',
+    'jq --ascii-output --color-output --monochrome-output --sort-keys --tab . a.json',
+    'jq --compact-output --raw-output --raw-output0 --join-output --exit-status .x a.json',
+    'jq --slurp --raw-input --null-input --binary . a.json',
+    'jq --indent 4 --debug-dump-disasm --debug-trace --debug-trace=all . a.json',
+    'jq --help',
+    'jq --version',
+    'jq --build-configuration',
+    'jq -n --jsonargs \'$ARGS\' 1 2',
+    // After `--` a word is a file or an argument, whatever it starts with.
+    'jq . -- --run-tests',
+  ])('a rule for jq still allows its own options: %j', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+
+  it('jaq runs tests as jq does, and the yq that wraps jq hands it `--run-tests` and `--argfile`', async () => {
+    expect(await decide('jaq --run-tests tests/a.test', 'jaq')).toBe('ask');
+    expect(await decide('yq --run-tests /home/me/.git-credentials', 'yq')).toBe('ask');
+    expect(await decide("yq -n --argfile --indent /home/me/.docker/config.json '$ARGS'", 'yq')).toBe('ask');
+    // Their own long options are theirs to read: only jq's are known here.
+    expect(await decide('yq --yaml-output . a.yaml', 'yq')).toBe('allow');
+  });
+
+  it('a rule that names `--run-tests` covers the test files it is given in the workspace', async () => {
+    expect(await decide('jq --run-tests tests/a.test', 'jq --run-tests')).toBe('allow');
+    expect(await decide('jq --run-tests /home/me/.git-credentials', 'jq --run-tests')).toBe('ask');
+  });
+
   it('a rule that names the file is the person’s word for it', async () => {
     expect(await decide("jq -n --rawfile a /etc/os-release '$a'", 'jq -n --rawfile a /etc/os-release')).toBe('allow');
   });

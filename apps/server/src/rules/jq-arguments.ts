@@ -3,22 +3,50 @@ import type { ShellWord } from './shell-word';
 
 /** jq's options that take the next words as values that are not files (`--arg name value`, `--indent 2`). */
 const VALUE_COUNTS = new Map([['--arg', 2], ['--argjson', 2], ['--indent', 1]]);
-/** jq's options whose second value is a file it reads whole into the program (`--rawfile name file`). */
-const FILE_VALUES = new Set(['--rawfile', '--slurpfile']);
+/**
+ * jq's options whose second value is a file it reads whole into the program (`--rawfile name file`), jq 1.6's
+ * `--argfile` among them, which later versions refuse.
+ */
+const FILE_VALUES = new Set(['--rawfile', '--slurpfile', '--argfile']);
 /** Options after which jq's operands past the filter are strings for `$ARGS`, not files. */
 const ARGUMENTS = new Set(['--args', '--jsonargs']);
+/** Options that take the next word in one version of jq and not in another. */
+const FLAG_OR_VALUE = ['--from-file', '--library-path'];
+/** Runs the tests of the files it is given, or of its input, and prints each line that fails. */
+const RUN_TESTS = '--run-tests';
+/**
+ * jq's long options that take no value, in its versions 1.6 to 1.8 (`src/main.c`): jq takes a long option by its whole
+ * name only (`--debug-trace=all` is one), and refuses any other, so a call with one not known here is asked about, as
+ * a later version may read a file by it as `--run-tests` does.
+ */
+const JQ_FLAGS: ReadonlySet<string> = new Set([
+  '--slurp', '--raw-output', '--raw-output0', '--join-output', '--compact-output', '--color-output', '--monochrome-output',
+  '--ascii-output', '--unbuffered', '--sort-keys', '--raw-input', '--null-input', '--binary', '--tab', '--seq', '--stream',
+  '--stream-errors', '--exit-status', '--debug-dump-disasm', '--debug-trace', '--debug-trace=all', '--help', '--version',
+  '--build-configuration',
+]);
+const JQ_LONG_OPTIONS: ReadonlySet<string> = new Set([
+  ...JQ_FLAGS, ...VALUE_COUNTS.keys(), ...FILE_VALUES, ...ARGUMENTS, ...FLAG_OR_VALUE, RUN_TESTS,
+]);
 /** Words in a filter that read files from a search path the filter itself may set (`import "x" as $x {search: "/"}`). */
 const MODULE_WORDS = ['import', 'include', 'modulemeta'];
 
 /**
- * Whether a prefix rule for `jq` may cover these words (`words` from `jq` on, the first `trusted` of them the rule's own
- * tokens), given where the line runs: jq reads files, whole into its output with `--rawfile` and `--slurpfile`, so
- * every file it is named (an operand, those options' files, `-L` folders) must lie in the workspace, as the file tools'
- * paths do; a filter that imports or includes modules is asked about (its metadata may name any search path), and so is
- * a program read from a file (`-f`, `--from-file`), whose text the rule cannot see. `$ENV` and `env` show the terminal's
+ * Whether a prefix rule for `jq` (or `gojq`, `jaq`, `yq`: `name`) may cover these words (`words` from the program on,
+ * the first `trusted` of them the rule's own tokens), given where the line runs: jq reads files, whole into its output
+ * with `--rawfile`, `--slurpfile` and `--argfile`, so every file it is named (an operand, those options' files, `-L`
+ * folders) must lie in the workspace, as the file tools' paths do; a filter that imports or includes modules is asked
+ * about (its metadata may name any search path), and so is a program read from a file (`-f`, `--from-file`) or tests
+ * run from one or from the input (`--run-tests`, which prints each line that fails), whose text the rule cannot see;
+ * for jq itself, so is a long option it does not know (`JQ_LONG_OPTIONS`). `$ENV` and `env` show the terminal's
  * environment, which holds no secret (tools/child-env.ts), as `printenv` does.
  */
-export function jqArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
+export function jqArgumentsCovered(
+  name: string,
+  words: readonly ShellWord[],
+  trusted: number,
+  facts: PathFacts & { anything: (word: ShellWord) => boolean },
+): boolean {
   const untrusted = (index: number) => index >= trusted;
   const outside = (index: number) => {
     const word = words[index];
@@ -48,8 +76,10 @@ export function jqArgumentsCovered(words: readonly ShellWord[], trusted: number,
     }
     // jq reads a word as options only when a letter or a dash follows its dash: `-/x` is a file named so.
     if (!ended && value.startsWith('--')) {
-      // `--from-file` and `--library-path` take the next word in one version of jq and not in another.
-      if (value === '--from-file' || value === '--library-path') {
+      if (name === 'jq' && untrusted(index) && !JQ_LONG_OPTIONS.has(value)) return false;
+      // Every word after `--run-tests` names a test file or is a value of jq 1.8's `--skip` or `--take`.
+      if (value === RUN_TESTS) return !untrusted(index) && !words.slice(index + 1).some((_, after) => outside(index + 1 + after));
+      if (FLAG_OR_VALUE.includes(value)) {
         if (untrusted(index)) return false;
         if (value === '--from-file') filterSeen = true;
         else index += 1;

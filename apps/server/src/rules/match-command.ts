@@ -849,7 +849,7 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length, line, rule.exact)) return false;
   // gojq and jaq read jq's options (`--rawfile k ~/.ssh/id_rsa`) and filters: judged as jq is (found in review), and
   // so is yq, whose jq-wrapping kind hands jq the options it does not know (`-L/x`, `-f`) and its filter (`import`).
-  if ((name === 'jq' || name === 'gojq' || name === 'jaq' || name === 'yq') && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
+  if ((name === 'jq' || name === 'gojq' || name === 'jaq' || name === 'yq') && !jqArgumentsCovered(name, command.words, rule.tokens.length, { ...line, anything })) return false;
   if (isTestRunner(name) && !testRunnerArgumentsCovered(name, command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
   // tar and cpio take an archive named `host:file` for one on another machine and run a remote shell to reach it.
