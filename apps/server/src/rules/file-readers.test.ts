@@ -531,6 +531,82 @@ describe('a program that prints the files it reads, named one outside the worksp
       expect(await evaluateRules(terminal('date -f ~/secret'), covered, context)).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '~/secret' } });
     });
   });
+
+  // Checked with file 5.44: `file -f ~/.git-credentials` printed each line as a name it could not open, `file -m FILE`
+  // (and `-C -m FILE`) each line of FILE in a warning, of each file of a list (`-m a:FILE`) or of a folder, links
+  // followed. tree 2.1's `--fromfile` prints the lines of the files it is given as paths, `--hintro` and `--houtro`
+  // copy a file into its HTML, and an `--infofile`'s comments are printed beside the names they match.
+  describe('file and tree: options that print a file they read (found in review)', () => {
+    const covered = [prefix('file'), prefix('tree')];
+    const judge = async (command: string) => (await evaluateRules(terminal(command), covered, context)).decision;
+
+    it.each([
+      'file -f /home/me/.git-credentials',
+      'file -f/home/me/.git-credentials',
+      'file -bf ~/.git-credentials',
+      'file --files-from /home/me/.git-credentials',
+      'file --files-from=../x',
+      'file --files=/home/me/x',
+      'file -m /home/me/.git-credentials README.md',
+      'file -m/home/me/x README.md',
+      'file --magic-file=/home/me/x README.md',
+      'file --mag ~/x README.md',
+      'file -C -m /home/me/x',
+      'file -Cm /home/me/x',
+      'file -m README.md:/home/me/.git-credentials README.md',
+      'file -m "$X" README.md',
+      'file "$X" README.md',
+      'tree --fromfile /home/me/list',
+      'tree --fromfile list.txt ~/.git-credentials',
+      'tree --fromtabfile ../x',
+      'tree --fromfile -a -- /home/me/x',
+      'tree -H . --hintro ~/.ssh/id_rsa',
+      'tree -H . --houtro=/etc/shadow',
+      // tree takes a word that starts with the option's name for it, its value in the next word unless an `=` follows the name.
+      'tree -H . --hintroX ~/.ssh/id_rsa',
+      'tree -H . --hintroX=a ~/.ssh/id_rsa',
+      'tree --info --infofile /home/me/.netrc',
+    ])('asks about %j (failing before)', async (command) => {
+      expect(await judge(command)).toBe('ask');
+    });
+
+    it.each([
+      'file README.md',
+      'file /etc/hostname ~/.bashrc',
+      'file -f names.txt',
+      'file -f -',
+      'file -m magic/mine.magic README.md',
+      'file -m magic:more.magic README.md',
+      'file -C -m magic/mine.magic',
+      'file -P bytes=4096 -e soft -F : /bin/ls',
+      'file --mime-type -b ~/x.png',
+      'tree',
+      'tree -L 2 ~/.config',
+      'tree --fromfile list.txt',
+      'tree --fromfile',
+      "tree -P '*.ts' -I node_modules src",
+      'tree -H . src',
+      'tree --charset ascii --sort=name --filelimit 100 src',
+      'tree --info src',
+    ])('allows %j', async (command) => {
+      expect(await judge(command)).toBe('allow');
+    });
+
+    it('file reads every file of a magic folder, links followed: one that leads out is asked about', async () => {
+      await using root = await tempFolder();
+      const workspace = path.join(root.path, 'ws');
+      await mkdir(path.join(workspace, 'magic'), { recursive: true });
+      await mkdir(path.join(workspace, 'other'));
+      await writeFile(path.join(root.path, 'secret'), 'https://me:s3cret@example.com\n');
+      await writeFile(path.join(workspace, 'magic', 'mine'), '0 string x X\n');
+      const decide = async (command: string) => (await evaluateRules(terminal(command), covered, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision;
+      expect(await decide('file -m magic README.md')).toBe('allow');
+      await symlink(path.join(root.path, 'secret'), path.join(workspace, 'magic', 'key'));
+      expect(await decide('file -m magic README.md')).toBe('ask');
+      expect(await decide('file -m other:magic README.md')).toBe('ask');
+      expect(await decide('file -m other README.md')).toBe('allow');
+    });
+  });
 });
 
 // `tar -xf vendor.tar && cat link`, the archive holding `link -> ~/.ssh/id_rsa`: the rules "Always allow" proposes for

@@ -1,6 +1,6 @@
 import { sourceMayLeadAway } from './copy-sources';
 import { longOptionIn } from './link-following-readers';
-import { pathsAsFound, type PathFacts } from './outside-workspace';
+import { pathsAsFound, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -17,18 +17,33 @@ interface PrintingOptions {
   longValues: readonly string[];
   /** Among `longValues`, those whose value is a file it prints. Default: none. */
   longFiles?: readonly string[];
-  /** A letter, and a long option, that make each operand a file it prints (a checksum list). Default: none. */
-  check?: { short: string; long: string };
+  /** A letter, and long options, that make each operand a file it prints (a checksum list). Default: none. */
+  check?: { short?: string; long: readonly string[] };
+  /**
+   * How its parser reads a long option: `start`, GNU getopt_long's, any start of its name (`--fil` of `--files0-from`),
+   * its value after `=` or in the next word; `whole`, tree's own, any word that starts with its whole name (`--hintroX`
+   * is `--hintro`), its value after an `=` right past the name, else in the next word. Default: `start`.
+   */
+  longNames?: 'start' | 'whole';
+  /** A character that parts a printed value into several files (file's `-m a:b`): each part is judged, and the whole. Default: none. */
+  separator?: string;
+  /** Whether a printed value may name a folder whose own files it reads, following links (file's `-m FOLDER`). Default: false. */
+  readsFolders?: boolean;
 }
 
 /** md5sum and its kin: `-c`/`--check` prints the names each list holds, in its lines that read as checksums. */
-const CHECKSUMS: PrintingOptions = { values: '', longValues: [], check: { short: 'c', long: '--check' } };
+const CHECKSUMS: PrintingOptions = { values: '', longValues: [], check: { short: 'c', long: ['--check'] } };
 
 /**
  * Checked with GNU coreutils 9.1: `date -f ~/secret` printed each of its lines in an "invalid date" error, `wc
  * --files0-from=/etc/passwd` and `du --files0-from=…` the whole file as a name they could not open, `md5sum -c` the
  * names in a list's lines that read as checksums. `-` reads the input, as `cat -` does. `date -r` shows a time, `du
- * -X`/`--exclude-from` prints none of its patterns.
+ * -X`/`--exclude-from` prints none of its patterns. Checked with file 5.44: `file -f FILE` printed each line as a name
+ * it could not open, `file -m FILE` (`-C -m` too) each line in a warning, of every file of a `:` list or a folder
+ * (links followed). tree 2.1 (its own parser, `tree.c`): `--fromfile` and `--fromtabfile` print the lines of the
+ * files it is given as paths, `--hintro` and `--houtro` copy a file into its HTML, an `--infofile`'s comments are
+ * printed beside the names they match; its letters that take a value take the next word each (`-PI a b`), which this
+ * reading, taking one, only judges more words by; its `-o` and `-R` write (`match-command.ts`).
  */
 const PRINTING_OPTIONS: ReadonlyMap<string, PrintingOptions> = new Map([
   ['date', { values: 'dfrs', files: 'f', longValues: ['--date', '--file', '--reference', '--set', '--rfc-3339'], longFiles: ['--file'] }],
@@ -43,19 +58,42 @@ const PRINTING_OPTIONS: ReadonlyMap<string, PrintingOptions> = new Map([
   ],
   ...['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum'].map((sum): [string, PrintingOptions] => [sum, CHECKSUMS]),
   ['cksum', { ...CHECKSUMS, values: 'al', longValues: ['--algorithm', '--length'] }],
+  [
+    'file',
+    {
+      values: 'efFmP',
+      files: 'fm',
+      longValues: ['--exclude', '--exclude-quiet', '--files-from', '--separator', '--magic-file', '--parameter'],
+      longFiles: ['--files-from', '--magic-file'],
+      separator: ':',
+      readsFolders: true,
+    },
+  ],
+  [
+    'tree',
+    {
+      values: 'PIHTLo',
+      longValues: ['--filelimit', '--charset', '--timefmt', '--sort', '--gitfile', '--infofile', '--hintro', '--houtro', '--scheme', '--authority', '--compress'],
+      longFiles: ['--infofile', '--hintro', '--houtro'],
+      check: { long: ['--fromfile', '--fromtabfile'] },
+      longNames: 'whole',
+    },
+  ],
 ]);
 
 /**
  * Whether a call of a program covered wherever (`PRINTING_OPTIONS`) is told to print a file that may lie outside the
  * workspace, judged as `cat` judges its operands (`sourceMayLeadAway`): the value of such an option, attached or the
- * next word, or with a checksum's `-c` each operand. A word with a variable that may become any text may become such
+ * next word, or with a checksum's `-c` each operand; each file of a list (`separator`), and for a program that reads a
+ * folder's files so, a folder whose own entries may hold a link that leads out (`treeMayHoldLinkOut`, as `diff a b`
+ * reads them). A word with a variable that may become any text may become such
  * an option and its file (`wc "$X"` with `X=--files0-from=/etc/passwd`), and is asked about where an option may
  * stand. `words`: those past the program's name.
  */
 export function printingOptionMayReadAway(name: string, words: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const options = PRINTING_OPTIONS.get(name);
   if (options === undefined) return false;
-  const { values, files = '', longValues, longFiles = [], check } = options;
+  const { values, files = '', longValues, longFiles = [], check, longNames = 'start', separator, readsFolders = false } = options;
   const printed: ShellWord[] = [];
   const operands: ShellWord[] = [];
   let checking = false;
@@ -72,16 +110,15 @@ export function printingOptionMayReadAway(name: string, words: readonly ShellWor
     if (text === '-' || !text.startsWith('-')) {
       operands.push(word);
     } else if (text.startsWith('--')) {
-      const equals = text.indexOf('=');
-      const written = equals === -1 ? text : text.slice(0, equals);
-      if (check !== undefined && longOptionIn(written, [check.long])) checking = true;
-      if (!longOptionIn(written, longValues)) continue;
-      const value = equals === -1 ? words[(index += 1)] : attachedValue(text.slice(equals + 1));
-      if (value !== undefined && longOptionIn(written, longFiles)) printed.push(value);
+      if (check !== undefined && longOptionRead(text, check.long, longNames) !== undefined) checking = true;
+      const option = longOptionRead(text, longValues, longNames);
+      if (option === undefined) continue;
+      const value = option.attached === undefined ? words[(index += 1)] : attachedValue(option.attached);
+      if (value !== undefined && longOptionRead(text, longFiles, longNames) !== undefined) printed.push(value);
     } else {
       const at = [...text.slice(1)].findIndex((letter) => values.includes(letter));
       const flags = at === -1 ? text.slice(1) : text.slice(1, at + 1);
-      if (check !== undefined && flags.includes(check.short)) checking = true;
+      if (check?.short !== undefined && flags.includes(check.short)) checking = true;
       if (at === -1) continue;
       const attached = text.slice(at + 2);
       const value = attached === '' ? words[(index += 1)] : attachedValue(attached);
@@ -90,5 +127,31 @@ export function printingOptionMayReadAway(name: string, words: readonly ShellWor
   }
   const asFound = pathsAsFound(facts);
   const judged = checking ? [...printed, ...operands] : printed;
-  return judged.some((word) => !(word.kind === 'literal' && word.value === '-') && (facts.anything(word) || sourceMayLeadAway(word, asFound)));
+  const parts = (word: ShellWord): ShellWord[] => {
+    if (separator === undefined) return [word];
+    const text = word.kind === 'literal' ? word.value : word.text;
+    const split = text
+      .split(separator)
+      .filter((part) => part !== '')
+      .map((part): ShellWord => (word.kind === 'literal' ? { kind: 'literal', value: part } : { ...word, text: part }));
+    return [word, ...split];
+  };
+  return judged.flatMap(parts).some(
+    (word) =>
+      !(word.kind === 'literal' && word.value === '-') &&
+      (facts.anything(word) || sourceMayLeadAway(word, asFound) || (readsFolders && treeMayHoldLinkOut(word, asFound, 'own'))),
+  );
+}
+
+/**
+ * The option of `names` a word that starts with `--` is, read as `longNames` says (`PrintingOptions.longNames`), and
+ * the value attached to it, if any; undefined for none of them.
+ */
+function longOptionRead(text: string, names: readonly string[], longNames: 'start' | 'whole'): { attached: string | undefined } | undefined {
+  if (longNames === 'whole') {
+    const name = names.find((option) => text.startsWith(option));
+    return name === undefined ? undefined : { attached: text[name.length] === '=' ? text.slice(name.length + 1) : undefined };
+  }
+  const equals = text.indexOf('=');
+  return longOptionIn(equals === -1 ? text : text.slice(0, equals), names) ? { attached: equals === -1 ? undefined : text.slice(equals + 1) } : undefined;
 }
