@@ -465,6 +465,38 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('options through which fd runs a command and tree writes a file (found in review)', async () => {
+    // fd's `-x`/`--exec` runs a command for each file it finds, `-X`/`--exec-batch` one for them all; tree's `-o` writes
+    // its listing where it is told, and `-R` (with `-L`) a 00Tree.html in each folder at that depth, wherever it lists.
+    for (const [token, line] of [
+      ['fd', 'fd -x id'],
+      ['fd', 'fd -e ts -x sh -c id'],
+      ['fd', 'fd --exec id'],
+      ['fd', 'fd -Hx id'],
+      ['fd', 'fd . src --exec-batch rm'],
+      ['fdfind', 'fdfind --exec id'],
+      ['fdfind', 'fdfind -X id'],
+      ['tree', 'tree -o /home/me/.bashrc'],
+      ['tree', 'tree -o notes.md src'],
+      ['tree', 'tree -ao out.txt'],
+      ['tree', 'tree -L3o out.txt'],
+      ['tree', 'tree -H . -R -L 1 /home/me'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['fd', 'fd -e ts'],
+      ['fd', 'fd -H .env src'],
+      ['fdfind', 'fdfind -t f pattern ~/.config'],
+      ['tree', 'tree -L 2 -a src'],
+      ['tree', 'tree -H . src'],
+      // A rule that names the file is the person's word for it.
+      ['tree -o out.txt', 'tree -o out.txt src'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('the option through which nm, ar and ranlib load a plugin library run its code (found in review)', async () => {
     // `nm --plugin ./p.so a.o` ran p.so's constructor, as did ar's and ranlib's, gcc-nm's and gcc-ar's, and ar's after
     // a `--` before its key letters (checked with the real programs).

@@ -274,6 +274,12 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `--on-download-…` and `--on-bt-download-complete` hooks, those a `--conf-path` file names, and those an RPC
   // client sets (`--enable-rpc`). GNU getopt takes any unambiguous start of each long one (`--fil=…`).
   ['split', { options: ['--filter'] }],
+  // fd runs the command `-x`/`--exec` names for each file it finds, `-X`/`--exec-batch` once for them all (found in
+  // review). tree writes its listing to the file `-o` names, also over one of the person's, and with `-R` (and `-L`) a
+  // 00Tree.html into each folder at that depth, wherever it lists: its own parser takes each letter of a group, a
+  // value-taking one's value from the next word (`-ao FILE`, `-L3o FILE`).
+  ...['fd', 'fdfind'].map((fd): [string, CodeOptions] => [fd, { options: ['-x', '--exec', '-X', '--exec-batch'] }]),
+  ['tree', { options: ['-o', '-R'], flags: ['-R'] }],
   // bat runs the pager `--pager` names (`--paging=always` even with no terminal), its words a shell line of their own.
   ...['bat', 'batcat'].map((bat): [string, CodeOptions] => [bat, { options: ['--pager'] }]),
   // yq's `system` operator runs a command once `--security-enable-system-operator` enables it (found in review); its
