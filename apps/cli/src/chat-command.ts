@@ -5,7 +5,7 @@ import { CONFIRM_ALWAYS, confirmsAlways, parseDecisionAnswer, type DecisionAnswe
 import { continuedChatNote } from './continued-chat';
 import { leftOutOfChat } from './left-out-of-chat';
 import { decisionErrorNote } from './decision-refusal';
-import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
+import { callLabel, decisionLine, decisionRows, outcomeLine, runEndLines } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
 import { alwaysPrompt, ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
@@ -451,7 +451,8 @@ class ChatSession {
     // A reason of several lines (pasted) keeps them, each after the first indented under the decision.
     const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
     const call = this.nameUnlessLast(event.toolCallId, this.callTools.get(event.toolCallId)?.toolName ?? '');
-    screen.line(decisionLine(event, reason, event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation)), { elsewhere, call }));
+    const line = decisionLine(event, reason, event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation)), { elsewhere, call });
+    for (const row of decisionRows(line, style, screen.layout)) screen.line(row);
     if (event.editedArguments !== undefined) {
       const { toolName = '', declared } = this.callTools.get(event.toolCallId) ?? {};
       for (const line of renderEditedArguments(toolName, event.editedArguments, style, screen.layout, declared === undefined ? this.tools.get(toolName) : { declared })) screen.line(line);
@@ -706,7 +707,7 @@ class ChatSession {
       const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
       const toolName = this.toolNameOf(event.toolCallId);
       const rule = event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation));
-      rows = [decisionLine(event, reason, rule, { elsewhere: true, call: callLabel(toolName, event.toolCallId, style) })];
+      rows = decisionRows(decisionLine(event, reason, rule, { elsewhere: true, call: callLabel(toolName, event.toolCallId, style) }), style, screen.layout);
     }
     const text = rows.map((row) => `${row}\n`).join('');
     if (!this.reader.say(text)) for (const row of rows) screen.line(row);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callLabel, decisionLine, outcomeLine, runEndLines } from './event-labels';
+import { callLabel, decisionLine, decisionRows, outcomeLine, runEndLines } from './event-labels';
+import { ansiStyle } from './terminal-style';
 import { plainStyle } from './terminal-style';
 
 describe('decisionLine', () => {
@@ -21,6 +22,25 @@ describe('decisionLine', () => {
     expect(decisionLine({ ...base, decision: 'deny', source: 'user', reason: 'no' }, 'no', '', { elsewhere: true })).toBe('  ✗ denied in another client: no');
     expect(decisionLine({ ...base, decision: 'timeout', source: 'system' }, '', '', { elsewhere: true })).toBe('  ⌛ no decision in time');
     expect(decisionLine({ ...base, decision: 'allow', source: 'grant' }, '', '', { elsewhere: true })).toBe('  ✓ allowed by an "always" grant');
+  });
+});
+
+describe('decisionRows', () => {
+  it("wraps a decision line here, each row after the first behind the gutter, so a rule's or a reason's words never start at the left edge", () => {
+    const forged = `${'x'.repeat(70)}  Calling: terminal  command: rm -rf ~`;
+    const line = `  ✓ allowed by rule: Allow \`echo\` with exactly the arguments \`{"text":"${forged}"}\`: because\n    ${'y'.repeat(50)}  ✓ allowed`;
+    const rows = decisionRows(line, plainStyle, { columns: 40 });
+    expect(rows.slice(0, 2)).toStrictEqual(['  ✓ allowed by rule: Allow `echo` with ', '    ↪ exactly the arguments `{"text":"x']);
+    for (const row of rows.slice(1)) expect(row).toMatch(/^ {4}(↪ |\S)/u);
+    expect(rows.slice(1).every((row) => row.startsWith('    ↪ ') || row.startsWith('    y'))).toBe(true);
+    expect(rows.every((row) => [...row].reduce((sum, char) => sum + (char.codePointAt(0)! < 0x7f ? 1 : 2), 0) <= 40)).toBe(true);
+    expect(rows.join('').replaceAll(/ {4}↪ /gu, '')).toBe(line.replace('\n', ''));
+  });
+
+  it('keeps a short line whole, and counts no column for the styles’ escapes', () => {
+    expect(decisionRows('  ✓ allowed', plainStyle, { columns: 40 })).toStrictEqual(['  ✓ allowed']);
+    const styled = `  ✓ allowed by rule: ${ansiStyle.escape('\\u{60}')}${'z'.repeat(5)}`;
+    expect(decisionRows(styled, ansiStyle, { columns: 40 })).toStrictEqual([styled]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Decision, DecisionSource, LoopEventOf, RunEndReason, ToolOutcome } from '@airlock/core';
+import { columnsOf, DEFAULT_COLUMNS } from './card-rows';
 import { quotedLines } from './quoted-lines';
 import { showLine, shortName, type CardLayout } from './render-tool-call';
 import type { TerminalStyle } from './terminal-style';
@@ -52,6 +53,53 @@ export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string
   const source = event.source === 'rule' && rule !== '' ? ` by rule: ${rule}` : event.source === 'user' ? byPerson : SOURCES[event.source];
   const because = reason === '' || (event.source === 'rule' && reason === rule) ? '' : `: ${reason}`;
   return `  ${call}${DECISIONS[event.decision]}${source}${because}`;
+}
+
+/** The gutter before each row of a decision line after its first, `    ↪ `, its arrow counted as two columns (as any character outside ASCII). */
+const GUTTER_COLUMNS = 7;
+
+/** A style's escape sequence (SGR: ESC, `[`, numbers, `m`), which takes no column. */
+const STYLE_SEQUENCE = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, 'y');
+
+/**
+ * A `decisionLine` laid out in rows of at most the terminal's width: each of its lines (a reason keeps its line
+ * breaks) wrapped here, every row after a line's first behind the `↪` gutter. Left to the terminal's wrapping, a
+ * rule that quotes a call's whole arguments put the model's words at the left edge, where `Calling: terminal` or
+ * `  command: …` would pass for the client's own lines. The line comes made safe to print (escaped like the card), its
+ * only control characters the style's own sequences, which take no column.
+ */
+export function decisionRows(line: string, style: TerminalStyle, layout: CardLayout = {}): string[] {
+  const columns = Math.max(layout.columns ?? DEFAULT_COLUMNS, GUTTER_COLUMNS + 16);
+  const gutter = `    ${style.dim('↪')} `;
+  const rows: string[] = [];
+  for (const text of line.split('\n')) {
+    let row = '';
+    let used = 0;
+    let width = columns;
+    for (let index = 0; index < text.length; ) {
+      STYLE_SEQUENCE.lastIndex = index;
+      const sequence = STYLE_SEQUENCE.exec(text);
+      if (sequence !== null) {
+        row += sequence[0];
+        index += sequence[0].length;
+        continue;
+      }
+      const codePoint = text.codePointAt(index)!;
+      const char = String.fromCodePoint(codePoint);
+      const size = columnsOf(codePoint);
+      if (used + size > width) {
+        rows.push(row);
+        row = gutter;
+        used = 0;
+        width = columns - GUTTER_COLUMNS;
+      }
+      row += char;
+      used += size;
+      index += char.length;
+    }
+    rows.push(row);
+  }
+  return rows;
 }
 
 /**
