@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { expect, test, vi } from 'vitest';
 import { BoundedRequestsTransport, MAX_ANSWERS_IN_FLIGHT, MAX_QUEUED_ANSWERS } from './bounded-requests-transport';
@@ -51,4 +52,22 @@ test('a server that stopped reading its input has at most the bounds of answers 
   } finally {
     await client.close();
   }
+});
+
+// Whatever the SDK throws as it handles a message must not leave the inner transport's handler: for a stdio server
+// that is a data handler of its output, and the throw would end Airlock's process.
+test('a handler of the messages received that throws has what it threw reported as an error, and the next message handed on', () => {
+  const inner: Transport = { start: () => Promise.resolve(), send: () => Promise.resolve(), close: () => Promise.resolve() };
+  const transport = new BoundedRequestsTransport(inner, () => undefined);
+  const seen: string[] = [];
+  transport.onmessage = (message) => {
+    seen.push(JSON.stringify(message));
+    if (seen.length === 1) throw new RangeError('Maximum call stack size exceeded');
+  };
+  transport.onerror = (error) => seen.push(`error: ${error.message}`);
+  const first = { jsonrpc: '2.0' as const, id: 987654, result: {} };
+  const second = { jsonrpc: '2.0' as const, method: 'notifications/message' };
+  expect(() => inner.onmessage?.(first)).not.toThrow();
+  inner.onmessage?.(second);
+  expect(seen).toStrictEqual([JSON.stringify(first), 'error: Maximum call stack size exceeded', JSON.stringify(second)]);
 });

@@ -139,6 +139,12 @@ export class BoundedRequestsTransport implements Transport {
 
   #received(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     if (this.#overflowed) return;
-    this.onmessage?.(message, extra);
+    // What the SDK throws as it handles a message is the server's error, not the inner transport's: for a stdio
+    // server, a throw out of here left the data handler of its output and ended Airlock's process.
+    try {
+      this.onmessage?.(message, extra);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 }

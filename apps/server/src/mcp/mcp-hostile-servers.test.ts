@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,9 @@ import { MAX_DEFINITION_CHARS_PER_SERVER, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER, 
 import { McpManager, type McpManagerOptions } from './mcp-manager';
 import { MAX_QUEUED_ANSWERS } from './bounded-requests-transport';
 import { manualClock } from './fixtures/manual-clock';
-import { hostileServer, until } from './fixtures/test-servers';
+import { httpMcpServer, sizedTool } from './fixtures/http-mcp-server';
+import { deepMessagesServer, hostileServer, until } from './fixtures/test-servers';
+import { MAX_MCP_MESSAGE_DEPTH } from './json-depth';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 30_000 });
 
@@ -267,5 +270,120 @@ describe('a stdio server that exits during a call', () => {
     await until(mcp, () => mcp.status()[0]?.state === 'ready');
     await expect(tool('big__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
     expect(mcp.warnings).toStrictEqual(['MCP server "big": the server process exited']);
+  });
+});
+
+describe('a stdio server whose messages nest deeper than 256 levels', () => {
+  // Found in review: one line of 10 KB, an answer to no request nested 5,000 deep, had the SDK build its error with
+  // JSON.stringify, which threw RangeError out of the transport's data handler: Airlock's process exited.
+  test('sending an answer to no request of Airlock’s has it refused and logged, and Airlock, in a process of its own, stays up', async () => {
+    const server = deepMessagesServer();
+    const code =
+      `import { McpManager } from ${JSON.stringify(MANAGER_MODULE)}; ` +
+      'const warnings = []; ' +
+      `const mcp = new McpManager({ servers: new Map([['deep', ${JSON.stringify(server)}]]), logger: { info() {}, warn: (line) => warnings.push(line) } }); ` +
+      'await mcp.start(); ' +
+      "const context = { signal: new AbortController().signal, timeoutMs: 20000, sessionId: 's' }; " +
+      'const call = (name, args) => mcp.tools().find((tool) => tool.name === name).execute(args, context).then((ok) => ({ ok }), (error) => ({ error: error.message })); ' +
+      "const results = [await call('deep__stray', { depth: 5000 }), await call('deep__only', {})]; " +
+      'console.log(JSON.stringify({ results, warnings, state: mcp.status()[0].state })); await mcp.close();';
+    const standIn = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let errors = '';
+    standIn.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    standIn.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const [exitCode] = (await once(standIn, 'exit')) as [number | null];
+    expect(exitCode, errors).toBe(0);
+    expect(JSON.parse(output)).toStrictEqual({
+      results: [{ ok: { content: 'after stray' } }, { ok: { content: 'called only' } }],
+      warnings: [`MCP server "deep": the server sent a message nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels`],
+      state: 'ready',
+    });
+  });
+
+  test('answering a call so fails the call saying why, one at the bound is read, and the server stays connected', async () => {
+    await using mcp = manager({ deep: deepMessagesServer() });
+    await mcp.start();
+    const pid = mcp.status()[0]?.pid;
+    const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+    const refused = new RegExp(`^the MCP server's answer was nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels$`);
+    // The message, its result and its structured content are three levels of the bound.
+    const atBound = MAX_MCP_MESSAGE_DEPTH - 3;
+    const nested = (depth: number): unknown => (depth === 0 ? [] : [nested(depth - 1)]);
+    await expect(tool('deep__structured')?.execute({ depth: atBound }, context())).resolves.toStrictEqual({ content: JSON.stringify({ a: nested(atBound - 1) }) });
+    await expect(tool('deep__structured')?.execute({ depth: atBound + 1 }, context())).rejects.toThrow(refused);
+    await expect(tool('deep__structured')?.execute({ depth: 5000 }, context())).rejects.toThrow(refused);
+    await expect(tool('deep__failing')?.execute({ depth: atBound }, context())).rejects.toThrow(/^MCP error 7: failed$/);
+    await expect(tool('deep__failing')?.execute({ depth: 5000 }, context())).rejects.toThrow(refused);
+    await expect(tool('deep__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
+    expect(mcp.status()).toStrictEqual([{ name: 'deep', transport: 'stdio', state: 'ready', toolCount: 5, pid }]);
+    expect(mcp.warnings).toStrictEqual([]);
+  });
+
+  test('sending a notification so has it refused and logged, and the call it came with answered', async () => {
+    await using mcp = manager({ deep: deepMessagesServer() });
+    await mcp.start();
+    const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+    await expect(tool('deep__notify')?.execute({ depth: 5000 }, context())).resolves.toStrictEqual({ content: 'after notify' });
+    expect(mcp.warnings).toStrictEqual([`MCP server "deep": the server sent a message nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels`]);
+    expect(mcp.status()[0]?.state).toBe('ready');
+  });
+});
+
+describe('a Streamable HTTP server whose answer holds a message nesting deeper than 256 levels', () => {
+  // Found in review: an answer to no request, nested 5,000 deep, in the answer to a call failed the call with RangeError.
+  test.each([
+    ['JSON', true],
+    ['an event stream', false],
+  ])('in %s fails the call saying why, and the connection goes on', async (_, json) => {
+    const stray = `{"jsonrpc":"2.0","id":987654,"result":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    let deep = true;
+    await using remote = await httpMcpServer({
+      json,
+      tools: sizedTool,
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/call' || !deep) return false;
+        const answer = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'answered' }] } });
+        if (json) response.writeHead(200, { 'content-type': 'application/json' }).end(`[${stray},${answer}]`);
+        else response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${stray}\n\nevent: message\ndata: ${answer}\n\n`);
+        return true;
+      },
+    });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
+    await expect(sized?.execute({ bytes: 1 }, context())).rejects.toThrow(new RegExp(`^the MCP server's answer was nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels$`));
+    deep = false;
+    await expect(sized?.execute({ bytes: 2 }, context())).resolves.toStrictEqual({ content: 'xx' });
+    expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
+  });
+
+  test('on the server’s own stream restarts the connection, as after a crash', async () => {
+    let gets = 0;
+    let sendDeep: (() => void) | undefined;
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: (request, response) => {
+        if (request.method !== 'GET') return false;
+        gets += 1;
+        if (gets > 1) {
+          response.writeHead(405).end();
+          return true;
+        }
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': open\n\n');
+        sendDeep = () => response.write(`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${'['.repeat(5000)}${']'.repeat(5000)}}}\n\n`);
+        return true;
+      },
+    });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { restart: { initialDelayMs: 0 } });
+    await mcp.start();
+    await vi.waitFor(() => expect(sendDeep).toBeDefined());
+    const down = until(mcp, () => mcp.status()[0]?.state === 'restarting');
+    sendDeep?.();
+    await down;
+    expect(mcp.status()[0]?.error).toBe(`the server sent a message nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels`);
+    await until(mcp, () => mcp.status()[0]?.state === 'ready');
+    await expect(mcp.tools()[0]?.execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
   });
 });

@@ -1,7 +1,8 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { serving } from './chunked-http-server';
-import { MCP_ANSWER_TOO_MANY_MESSAGES, MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
+import { MCP_ANSWER_TOO_MANY_MESSAGES, MCP_MESSAGE_TOO_DEEP, MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
 
 const SSE = { 'content-type': 'text/event-stream' };
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -70,4 +71,39 @@ describe('sizeLimitedFetch', () => {
     // One message, an object with many names: one.
     await expect(readCounted(message(1), 1)).resolves.toStrictEqual({ text: message(1).length, refused: [] });
   });
+
+  test('fails a JSON answer holding a message nested deeper than the bound, in a batch or not, and lets one at the bound through', async () => {
+    // The message is one level, its result another.
+    const message = (levels: number) => `{"jsonrpc":"2.0","id":4,"result":{"a":${'['.repeat(levels - 2)}"[{["${']'.repeat(levels - 2)}}}`;
+    const read = (body: string) => readRefusing(JSON_BODY, [body.slice(0, 150), body.slice(150)], 8, 4);
+    await expect(read(message(8))).resolves.toStrictEqual({ text: message(8).length, refused: [] });
+    await expect(read(message(9))).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP, refused: [`4: ${MCP_MESSAGE_TOO_DEEP}`] });
+    await expect(read(`[{"jsonrpc":"2.0","method":"m"},${message(8)}]`)).resolves.toStrictEqual({ text: message(8).length + 33, refused: [] });
+    await expect(read(`[{"jsonrpc":"2.0","method":"m"},${message(9)}]`)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP, refused: [`4: ${MCP_MESSAGE_TOO_DEEP}`] });
+  });
+
+  test('fails an event whose data nests deeper than the bound, counting its data lines only, each event on its own', async () => {
+    // Four levels each, in a string and in other fields what would be more, and line ends of every kind.
+    const fine = ['event: [[[[[[\nid: {{{{{\ndata: [[{"a":\ndata: ["[[[[[\\"[["]}]]\n\n', ': [[[[[\r\ndata:[[[[]]]]\r\n\r\n', 'data: {"a":[[[]]]}\r\r'];
+    const stream = fine.join('');
+    for (const cut of [1, 20, 40, 60, 80]) {
+      await expect(readRefusing(SSE, [stream.slice(0, cut), stream.slice(cut)], 4, 5)).resolves.toStrictEqual({ text: stream.length, refused: [] });
+    }
+    // Five levels over two data lines and two chunks: the first event went through before it.
+    await expect(readRefusing(SSE, [`${fine[0]}data: [[[`, '\ndata: [[]]]]]\n\n'], 4, 5)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP, refused: [`5: ${MCP_MESSAGE_TOO_DEEP}`] });
+    await expect(readRefusing(SSE, ['data:[[[[[]]]]]\r\n'], 4, 5)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP, refused: [`5: ${MCP_MESSAGE_TOO_DEEP}`] });
+  });
 });
+
+/** Reads `chunks`, served with `headers`, through a fetch limited to `maxDepth` as the answer to request `id`: its length or error, and what was refused. */
+async function readRefusing(headers: OutgoingHttpHeaders, chunks: string[], maxDepth: number, id: number) {
+  await using server = await serving(headers, chunks);
+  const refused: string[] = [];
+  const limited = sizeLimitedFetch({ maxDepth, onRefused: (ids, error) => refused.push(`${ids.join()}: ${error.message}`) });
+  const response = await limited(server.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'deep' } }) });
+  const text = await response.text().then(
+    (value) => ({ text: value.length }),
+    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+  );
+  return { ...text, refused };
+}

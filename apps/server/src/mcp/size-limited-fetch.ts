@@ -1,6 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { stoppableFetch } from '../http/stoppable-fetch';
+import { JsonDepth, MAX_MCP_MESSAGE_DEPTH } from './json-depth';
 
 /** The most one message from an MCP server may hold: what the SDK's stdio transport allows a line. */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -14,6 +15,7 @@ export const MAX_MESSAGES_PER_JSON_ANSWER = 64;
 
 export const MCP_MESSAGE_TOO_LARGE = `the MCP server's answer was over ${MAX_MCP_MESSAGE_BYTES / (1024 * 1024)} MiB`;
 export const MCP_ANSWER_TOO_MANY_MESSAGES = `the MCP server's answer held more than ${MAX_MESSAGES_PER_JSON_ANSWER} messages`;
+export const MCP_MESSAGE_TOO_DEEP = `the MCP server's answer was nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels`;
 
 /** An answer refused for what it holds; `disconnect` says why, when it came on the server's own stream. */
 export abstract class McpAnswerRefusedError extends Error {
@@ -36,6 +38,15 @@ export class McpAnswerTooManyMessagesError extends McpAnswerRefusedError {
   }
 }
 
+/** A message nested deeper than MAX_MCP_MESSAGE_DEPTH: refused whole, on any transport, before the SDK reads it. */
+export class McpMessageTooDeepError extends McpAnswerRefusedError {
+  readonly disconnect = `the server sent a message nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels`;
+  constructor(message = MCP_MESSAGE_TOO_DEEP) {
+    super(message);
+    this.name = 'McpMessageTooDeepError';
+  }
+}
+
 export interface SizeLimitedFetchOptions {
   /**
    * Called once per response refused (over the size limit, or a JSON answer of too many messages), with the ids of the
@@ -48,16 +59,33 @@ export interface SizeLimitedFetchOptions {
   maxBytes?: number;
   /** Default: MAX_MESSAGES_PER_JSON_ANSWER. */
   maxJsonMessages?: number;
+  /** Levels one message may nest. Default: MAX_MCP_MESSAGE_DEPTH. */
+  maxDepth?: number;
 }
+
+type Refusal = 'too-large' | 'too-many-messages' | 'too-deep';
+
+const REFUSALS: Record<Refusal, () => McpAnswerRefusedError> = {
+  'too-large': () => new McpMessageTooLargeError(),
+  'too-many-messages': () => new McpAnswerTooManyMessagesError(),
+  'too-deep': () => new McpMessageTooDeepError(),
+};
 
 /**
  * A fetch for the SDK's Streamable HTTP transport whose response bodies fail once they go over the limit: one event of
- * an event stream, or any other body as a whole; and once a JSON array holds more than `maxJsonMessages` messages. The
- * SDK reads them whole (`response.json()`, `response.text()`, its event parser) however large they are: one 500 MB
- * event line took the server from 110 to 690 MB.
+ * an event stream, or any other body as a whole; once a JSON array holds more than `maxJsonMessages` messages; and
+ * once a message (an event's data, or a JSON body or an item of its array) nests deeper than `maxDepth`. The SDK reads
+ * them whole (`response.json()`, `response.text()`, its event parser) however large they are: one 500 MB event line
+ * took the server from 110 to 690 MB. Each check reads each byte once, as it arrives.
  */
 export function sizeLimitedFetch(options: SizeLimitedFetchOptions): FetchLike {
-  const { onRefused, fetch: givenFetch = fetch, maxBytes = MAX_MCP_MESSAGE_BYTES, maxJsonMessages = MAX_MESSAGES_PER_JSON_ANSWER } = options;
+  const {
+    onRefused,
+    fetch: givenFetch = fetch,
+    maxBytes = MAX_MCP_MESSAGE_BYTES,
+    maxJsonMessages = MAX_MESSAGES_PER_JSON_ANSWER,
+    maxDepth = MAX_MCP_MESSAGE_DEPTH,
+  } = options;
   const baseFetch = stoppableFetch(givenFetch);
   return async (url, init) => {
     const response = await baseFetch(url, init);
@@ -66,23 +94,21 @@ export function sizeLimitedFetch(options: SizeLimitedFetchOptions): FetchLike {
       onRefused(requestIdsOf(init?.body), error);
       return error;
     };
-    const tooLarge = () => refused(new McpMessageTooLargeError());
     const eventStream = mediaType(response.headers.get('content-type')) === 'text/event-stream';
     const declared = Number(response.headers.get('content-length') ?? 0);
     let body: ReadableStream<Uint8Array>;
     if (!eventStream && declared > maxBytes) {
       void response.body.cancel().catch(() => undefined);
       // Fails at the first read, so a body the SDK only cancels (the answer to a notification) fails nothing.
-      body = new ReadableStream({ pull: (controller) => controller.error(tooLarge()) }, { highWaterMark: 0 });
+      body = new ReadableStream({ pull: (controller) => controller.error(refused(new McpMessageTooLargeError())) }, { highWaterMark: 0 });
     } else {
-      const fits = eventStream ? eventSizeCounter(maxBytes) : totalSizeCounter(maxBytes);
-      const fewEnough = eventStream ? () => true : jsonMessageCounter(maxJsonMessages);
+      const check = eventStream ? eventChecker(maxBytes, maxDepth) : jsonChecker(maxBytes, maxJsonMessages, maxDepth);
       body = response.body.pipeThrough(
         new TransformStream<Uint8Array, Uint8Array>({
           transform(chunk, controller) {
-            if (!fits(chunk)) controller.error(tooLarge());
-            else if (!fewEnough(chunk)) controller.error(refused(new McpAnswerTooManyMessagesError()));
-            else controller.enqueue(chunk);
+            const refusal = check(chunk);
+            if (refusal === undefined) controller.enqueue(chunk);
+            else controller.error(refused(REFUSALS[refusal]()));
           },
         }),
       );
@@ -91,12 +117,13 @@ export function sizeLimitedFetch(options: SizeLimitedFetchOptions): FetchLike {
   };
 }
 
-/** Whether the body so far, `chunk` included, is within `maxBytes`. */
-function totalSizeCounter(maxBytes: number): (chunk: Uint8Array) => boolean {
+/** What is wrong with a JSON body so far, `chunk` included: over `maxBytes` in all, or as `jsonShapeChecker` finds. */
+function jsonChecker(maxBytes: number, maxMessages: number, maxDepth: number): (chunk: Uint8Array) => Refusal | undefined {
   let total = 0;
+  const shape = jsonShapeChecker(maxMessages, maxDepth);
   return (chunk) => {
     total += chunk.byteLength;
-    return total <= maxBytes;
+    return total > maxBytes ? 'too-large' : shape(chunk);
   };
 }
 
@@ -111,10 +138,11 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
 /**
- * Whether the JSON body so far, `chunk` included, holds at most `maxMessages` messages: the items of an array at its
- * top level (a comma outside any string at depth one starts another), one for anything else. One pass, nothing kept.
+ * Whether the JSON body so far, `chunk` included, holds more than `maxMessages` messages (the items of an array at its
+ * top level, a comma outside any string at depth one starting another; one for anything else) or one nested deeper
+ * than `maxDepth`. One pass, nothing kept.
  */
-function jsonMessageCounter(maxMessages: number): (chunk: Uint8Array) => boolean {
+function jsonShapeChecker(maxMessages: number, maxDepth: number): (chunk: Uint8Array) => Refusal | undefined {
   let depth = 0;
   let inString = false;
   let escaped = false;
@@ -131,25 +159,35 @@ function jsonMessageCounter(maxMessages: number): (chunk: Uint8Array) => boolean
       else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
         if (depth === 0) array = byte === OPEN_BRACKET;
         depth += 1;
+        // The items of a batch are one level down.
+        if (depth > maxDepth + (array ? 1 : 0)) return 'too-deep';
       } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) depth -= 1;
       else if (byte === COMMA && depth === 1 && array) {
         messages += 1;
-        if (messages > maxMessages) return false;
+        if (messages > maxMessages) return 'too-many-messages';
       }
     }
-    return true;
+    return undefined;
   };
 }
 
+const DATA_FIELD = [0x64, 0x61, 0x74, 0x61, 0x3a]; // "data:"
+
 /**
- * Whether the event being read, `chunk` included, is within `maxBytes`: the bytes since the last blank line, which
- * ends an event. Lines end with CRLF, LF or CR, as the event stream format has them.
+ * What is wrong with the event being read, `chunk` included: over `maxBytes` (the bytes since the last blank line,
+ * which ends an event), or its data (the values of its `data:` lines, which the SDK parses as one message) nested
+ * deeper than `maxDepth`. Lines end with CRLF, LF or CR, as the event stream format has them.
  */
-function eventSizeCounter(maxBytes: number): (chunk: Uint8Array) => boolean {
+function eventChecker(maxBytes: number, maxDepth: number): (chunk: Uint8Array) => Refusal | undefined {
   let eventBytes = 0;
   let atLineStart = true;
   let afterCR = false;
+  // Bytes of "data:" matched at the start of the line; DATA_FIELD.length in a data line's value; -1 in another line.
+  let field = 0;
+  const depth = new JsonDepth(maxDepth);
   return (chunk) => {
+    // Where the part of a data line's value in this chunk starts, -1 for none.
+    let dataFrom = -1;
     for (let index = 0; index < chunk.length; index += 1) {
       const byte = chunk[index];
       if (byte === LF && afterCR) {
@@ -157,17 +195,31 @@ function eventSizeCounter(maxBytes: number): (chunk: Uint8Array) => boolean {
         continue;
       }
       if (byte === LF || byte === CR) {
-        eventBytes = atLineStart ? 0 : eventBytes + 1;
+        if (dataFrom !== -1 && !depth.read(chunk, dataFrom, index)) return 'too-deep';
+        dataFrom = -1;
+        if (atLineStart) {
+          eventBytes = 0;
+          depth.reset();
+        } else {
+          eventBytes += 1;
+        }
         atLineStart = true;
         afterCR = byte === CR;
+        field = 0;
         continue;
       }
       eventBytes += 1;
       atLineStart = false;
       afterCR = false;
-      if (eventBytes > maxBytes) return false;
+      if (eventBytes > maxBytes) return 'too-large';
+      if (field === DATA_FIELD.length) {
+        if (dataFrom === -1) dataFrom = index;
+      } else if (field !== -1) {
+        field = byte === DATA_FIELD[field] ? field + 1 : -1;
+      }
     }
-    return true;
+    if (dataFrom !== -1 && !depth.read(chunk, dataFrom, chunk.length)) return 'too-deep';
+    return undefined;
   };
 }
 

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type * as ChildProcessModule from 'node:child_process';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test, vi } from 'vitest';
 import { manualClock } from './fixtures/manual-clock';
+import { MAX_MCP_MESSAGE_DEPTH } from './json-depth';
+import { McpMessageTooDeepError } from './size-limited-fetch';
 import { MAX_LINES_PER_TURN, MAX_QUEUED_INPUT_BYTES, MAX_STDERR_BYTES_PER_SECOND, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
 
 // Every process this module starts is recorded, and started as usual.
@@ -183,3 +186,61 @@ describe('a server that writes to its stderr without end', () => {
   });
 });
 
+
+describe('a server that writes a message nested deeper than the bound', () => {
+  // Found in review: the SDK's error for an answer to no request JSON.stringified it, which threw RangeError on this
+  // transport's data handler, and Airlock's process exited.
+  test('has an answer to a request sent failed naming the bound, anything else refused as an error, and the lines after it read', async () => {
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const lines = [
+      // Airlock's request 1, answered.
+      `{"jsonrpc":"2.0","result":{"a":${deep}},"id":1}`,
+      // Request 1 again, answered already; request 2, never sent; a request and a notification of the server's.
+      `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":${deep}}}`,
+      `{"jsonrpc":"2.0","id":2,"result":${deep}}`,
+      `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"a":${deep}}}`,
+      `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${deep}}}`,
+      `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":${'['.repeat(MAX_MCP_MESSAGE_DEPTH - 2)}${']'.repeat(MAX_MCP_MESSAGE_DEPTH - 2)}}}`,
+    ];
+    const code = `process.stdin.once('data', () => process.stdout.write(${JSON.stringify(lines.join('\n') + '\n')}));`;
+    const transport = new SupervisedStdioTransport({ command: process.execPath, args: ['-e', code], env: {} });
+    const messages: unknown[] = [];
+    const errors: string[] = [];
+    transport.onmessage = (message) => messages.push(message);
+    transport.onerror = (error) => errors.push(error.message);
+    try {
+      await transport.start();
+      await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'deep' } });
+      await vi.waitFor(() => expect(messages).toHaveLength(2), { timeout: 10_000 });
+      const refusal = new McpMessageTooDeepError();
+      expect(messages[0]).toStrictEqual({ jsonrpc: '2.0', id: 1, error: { code: ErrorCode.InternalError, message: refusal.message, data: refusal } });
+      expect(errors).toStrictEqual(Array.from({ length: 4 }, () => refusal.disconnect));
+      expect(messages[1]).toStrictEqual(JSON.parse(lines[5]!));
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe('a handler of the messages read that throws', () => {
+  // Whatever the SDK throws must not leave the data handler of the server's output: it would end Airlock's process.
+  test('has what it threw reported as an error, and the lines after it read', async () => {
+    const notification = (data: string) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } });
+    const code = `process.stdout.write(${JSON.stringify(`${notification('first')}\n${notification('second')}\n`)});`;
+    const transport = new SupervisedStdioTransport({ command: process.execPath, args: ['-e', code], env: {} });
+    const seen: string[] = [];
+    transport.onmessage = (message) => {
+      seen.push(JSON.stringify(message));
+      if (seen.length === 1) throw new RangeError('Maximum call stack size exceeded');
+    };
+    transport.onerror = (error) => seen.push(`error: ${error.message}`);
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    try {
+      await transport.start();
+      await closed;
+      expect(seen).toStrictEqual([notification('first'), 'error: Maximum call stack size exceeded', notification('second')]);
+    } finally {
+      await transport.close();
+    }
+  });
+});

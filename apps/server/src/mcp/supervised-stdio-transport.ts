@@ -4,11 +4,13 @@ import { randomId } from '@airlock/core';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { freezeAndKill, processStartTime, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from '../tools/process-group';
 import { spawnWatched, type ProcessWatchdog } from '../tools/process-watchdog';
+import { JsonDepth, MAX_MCP_MESSAGE_DEPTH, responseIdOf } from './json-depth';
 import { SYSTEM_CLOCK, type McpClock } from './mcp-clock';
 import { readAtRate } from './read-at-rate';
+import { McpMessageTooDeepError } from './size-limited-fetch';
 
 /** Set in an MCP server's environment, with a value unique to the process, to find its processes that left its group. */
 export const MCP_SERVER_MARKER_VARIABLE = 'AIRLOCK_MCP_SERVER';
@@ -51,7 +53,9 @@ export interface SupervisedStdioOptions {
  * server, kills them all if this server dies, even by SIGKILL (the SDK's own transport leaves a server that ignores
  * the end of its stdin running, orphaned, and a restart of Airlock starts a second one). Closing it, or the server's
  * own exit, stops whatever the server left running too. Messages are read and written as the SDK's transport does
- * (one JSON line each, at most 10 MiB unread), the lines read in time linear in their length (`LineReadBuffer`).
+ * (one JSON line each, at most 10 MiB unread), the lines read in time linear in their length (`LineReadBuffer`). A
+ * line nested deeper than MAX_MCP_MESSAGE_DEPTH is not parsed: the request it answers, if it answers one, fails with
+ * a `McpMessageTooDeepError` as its error's data; anything else is reported as an error, and the lines after it read.
  */
 export class SupervisedStdioTransport implements Transport {
   onclose?: () => void;
@@ -76,6 +80,8 @@ export class SupervisedStdioTransport implements Transport {
   #deferred = false;
   /** The server's end, told once the lines read before it have been. */
   #closeAfterLines: (() => void) | undefined;
+  /** Requests sent, neither answered nor cancelled: a line too deep to read that answers one of them fails it. */
+  readonly #awaiting = new Set<RequestId>();
 
   constructor(options: SupervisedStdioOptions) {
     this.#options = options;
@@ -164,6 +170,11 @@ export class SupervisedStdioTransport implements Transport {
       this.#options.onOverflow?.(`the server did not read its input: over ${MAX_QUEUED_INPUT_BYTES / (1024 * 1024)} MiB waited to be written to it`);
       return Promise.reject(new Error('the server does not read its input'));
     }
+    if ('method' in message && 'id' in message) this.#awaiting.add(message.id);
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const id: unknown = message.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.#awaiting.delete(id);
+    }
     if (stdin.write(serializeMessage(message))) return Promise.resolve();
     this.#drained ??= new Promise((resolve) => {
       const done = () => {
@@ -198,6 +209,7 @@ export class SupervisedStdioTransport implements Transport {
     }
     this.#stopLeftovers();
     this.#readBuffer.clear();
+    this.#awaiting.clear();
   }
 
   #readMessages(): void {
@@ -221,12 +233,31 @@ export class SupervisedStdioTransport implements Transport {
       try {
         message = this.#readBuffer.readMessage();
       } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
+        const answer = error instanceof TooDeepLineError ? this.#refusedAnswer(error.answers) : undefined;
+        if (answer === undefined) {
+          this.onerror?.(error as Error);
+          continue;
+        }
+        message = answer;
       }
       if (message === null) return;
-      this.onmessage?.(message);
+      if ('id' in message && !('method' in message) && message.id !== undefined) this.#awaiting.delete(message.id);
+      // What the SDK throws as it handles a message (its error for an answer to no request was built with
+      // JSON.stringify, which throws RangeError on a deep one) must not leave this data handler: it would end the process.
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
     }
+  }
+
+  /** The error answer put in place of a line too deep to read that answers `id`, when `id` is a request waiting. */
+  #refusedAnswer(id: RequestId | undefined): JSONRPCMessage | undefined {
+    if (id === undefined || !this.#awaiting.has(id)) return undefined;
+    // The refusal itself is the error's data, an object no server's answer can hold (see McpAnswerRefusedError).
+    const refusal = new McpMessageTooDeepError();
+    return { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: refusal.message, data: refusal } };
   }
 
   #stopLeftovers(): void {
@@ -248,6 +279,7 @@ function delay(ms: number): Promise<void> {
  * again at each restart. The pieces of a line are joined once, when its end comes.
  */
 class LineReadBuffer {
+  readonly #depth = new JsonDepth(MAX_MCP_MESSAGE_DEPTH);
   #pieces: Buffer[] = [];
   #bytes = 0;
   /** How many of the first pieces hold no line end (searched already). */
@@ -262,7 +294,10 @@ class LineReadBuffer {
     this.#bytes += chunk.length;
   }
 
-  /** The next whole message, null when no whole line is held; throws on a line that is no JSON-RPC message. */
+  /**
+   * The next whole message, null when no whole line is held; throws on a line that is no JSON-RPC message, and a
+   * TooDeepLineError on one nested deeper than MAX_MCP_MESSAGE_DEPTH (without parsing it).
+   */
   readMessage(): JSONRPCMessage | null {
     for (let at = this.#searched; at < this.#pieces.length; at++) {
       const piece = this.#pieces[at]!;
@@ -278,6 +313,8 @@ class LineReadBuffer {
       this.#pieces = rest.length > 0 ? [rest, ...this.#pieces.slice(at + 1)] : this.#pieces.slice(at + 1);
       this.#bytes -= line.length + 1;
       this.#searched = 0;
+      this.#depth.reset();
+      if (!this.#depth.read(line)) throw new TooDeepLineError(responseIdOf(line));
       const text = line.toString('utf8');
       return deserializeMessage(text.endsWith('\r') ? text.slice(0, -1) : text);
     }
@@ -288,5 +325,16 @@ class LineReadBuffer {
     this.#pieces = [];
     this.#bytes = 0;
     this.#searched = 0;
+  }
+}
+
+/** A line nested deeper than MAX_MCP_MESSAGE_DEPTH, with the id of the request it answers when it is an answer. */
+class TooDeepLineError extends Error {
+  readonly answers: RequestId | undefined;
+
+  constructor(answers: RequestId | undefined) {
+    super(new McpMessageTooDeepError().disconnect);
+    this.name = 'TooDeepLineError';
+    this.answers = answers;
   }
 }
