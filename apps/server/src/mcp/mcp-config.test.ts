@@ -89,6 +89,21 @@ describe('parseMcpConfig', () => {
     expect(problem({ mcpServers: { r: { type: 'sse', url: 'https://a.test/sse' } } })).toMatchObject({ field: 'mcpServers.r.type', message: expect.stringContaining('SSE') });
   });
 
+  // Found in review: such a URL was taken, fetch refused it at every connection, and its error, with the URL and the
+  // password in it, went to the log and to the status shown in Settings.
+  test('refuses a URL holding a user name or password, naming the field and not the URL, and says where credentials go', () => {
+    for (const url of ['http://alice:TOPSECRET@127.0.0.1:8080/mcp', 'https://TOPSECRET@mcp.example.test/mcp', 'https://:TOPSECRET@mcp.example.test/']) {
+      expect(problem({ mcpServers: { remote: { url, disabled: true } } })).toStrictEqual({
+        field: 'mcpServers.remote.url',
+        server: 'remote',
+        message:
+          'invalid MCP config mcp.json: server "remote", field "mcpServers.remote.url": must not hold a user name or password (fetch refuses such a URL): give them in "headers", as an "Authorization" header',
+      });
+    }
+    const servers = parseMcpConfig(JSON.stringify({ mcpServers: { remote: { url: 'https://mcp.example.test/users/@alice:x/mcp' } } }), 'mcp.json');
+    expect(servers.get('remote')).toStrictEqual({ transport: 'http', url: 'https://mcp.example.test/users/@alice:x/mcp', headers: {} });
+  });
+
   test('refuses a key given twice anywhere, naming its path, rather than keep the last', () => {
     expect(problem('{"mcpServers": {\n"files": {"command": "x", "disabled": true},\n"files": {"command": "x"}}}')).toStrictEqual({
       field: 'mcpServers.files',

@@ -92,10 +92,23 @@ const httpSchema = z
     disabled,
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-      .max(2048),
+      .max(2048)
+      // fetch refused such a URL at every connection, and its error quoted it, password and all, in the log and the
+      // status shown in Settings. The message names the field only.
+      .refine((url) => !hasCredentials(url), 'must not hold a user name or password (fetch refuses such a URL): give them in "headers", as an "Authorization" header'),
     headers: boundedRecord(z.string().regex(HEADER_NAME, 'not a valid HTTP header name').max(256), z.string().max(8192).regex(HEADER_VALUE, 'not a valid HTTP header value (a line break, a NUL or a character past U+00FF)'), 64, 'header').default({}),
   })
   .strict();
+
+/** Whether `url` holds a user name or password (`https://user:pass@host/`); false for one that is no URL. */
+export function hasCredentials(url: string | URL): boolean {
+  try {
+    const parsed = typeof url === 'string' ? new URL(url) : url;
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 const fileSchema = z
   .object({

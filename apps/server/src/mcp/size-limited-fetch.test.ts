@@ -72,6 +72,18 @@ describe('sizeLimitedFetch', () => {
     await expect(readCounted(message(1), 1)).resolves.toStrictEqual({ text: message(1).length, refused: [] });
   });
 
+  // The config refuses such a URL; one given otherwise had fetch's error quote it, password and all, in the log and the status.
+  test('refuses a URL holding a user name or password before fetching, without quoting it', async () => {
+    let requests = 0;
+    const limited = sizeLimitedFetch({ onRefused: () => undefined, fetch: () => Promise.resolve(new Response(String(++requests))) });
+    const refused = (url: string | URL) => limited(url, { method: 'POST', body: '{}' }).then(() => 'fetched', (error: unknown) => String(error));
+    const message = 'Error: the server\'s URL holds a user name or password, which fetch refuses: give them in an "Authorization" header';
+    await expect(refused('http://alice:TOPSECRET@127.0.0.1:9/mcp')).resolves.toBe(message);
+    await expect(refused(new URL('https://:TOPSECRET@mcp.example.test/'))).resolves.toBe(message);
+    expect(requests).toBe(0);
+    await expect(refused('https://mcp.example.test/users/@alice:x/mcp')).resolves.toBe('fetched');
+  });
+
   test('fails a JSON answer holding a message nested deeper than the bound, in a batch or not, and lets one at the bound through', async () => {
     // The message is one level, its result another.
     const message = (levels: number) => `{"jsonrpc":"2.0","id":4,"result":{"a":${'['.repeat(levels - 2)}"[{["${']'.repeat(levels - 2)}}}`;

@@ -2,6 +2,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { stoppableFetch } from '../http/stoppable-fetch';
 import { JsonDepth, MAX_MCP_MESSAGE_DEPTH } from './json-depth';
+import { hasCredentials } from './mcp-config';
 
 /** The most one message from an MCP server may hold: what the SDK's stdio transport allows a line. */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -88,6 +89,8 @@ export function sizeLimitedFetch(options: SizeLimitedFetchOptions): FetchLike {
   } = options;
   const baseFetch = stoppableFetch(givenFetch);
   return async (url, init) => {
+    // The config refuses such a URL; fetch's own error for one quoted it, password and all, in the log and the status.
+    if (hasCredentials(url)) throw new Error('the server\'s URL holds a user name or password, which fetch refuses: give them in an "Authorization" header');
     const response = await baseFetch(url, init);
     if (response.body === null) return response;
     const refused = (error: McpAnswerRefusedError): Error => {
