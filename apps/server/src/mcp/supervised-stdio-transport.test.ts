@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type * as ChildProcessModule from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test, vi } from 'vitest';
 import { manualClock } from './fixtures/manual-clock';
@@ -58,7 +61,7 @@ describe('an MCP server’s watchdog', () => {
   test('is stopped when the MCP server cannot start', async () => {
     vi.mocked(spawn).mockClear();
     const transport = new SupervisedStdioTransport({ command: '/nonexistent/mcp-server', args: [], env: {} });
-    await expect(transport.start()).rejects.toThrow(/ENOENT/u);
+    await expect(transport.start()).rejects.toThrow('the command /nonexistent/mcp-server was not found');
     const watchdog = vi.mocked(spawn).mock.results[0]?.value as ChildProcess | undefined;
     expect(watchdog?.spawnargs[3]).toBe('airlock-watchdog');
     // A watchdog left running would wait for this process's end; released, it is killed.
@@ -241,6 +244,32 @@ describe('a handler of the messages read that throws', () => {
       expect(seen).toStrictEqual([notification('first'), 'error: Maximum call stack size exceeded', notification('second')]);
     } finally {
       await transport.close();
+    }
+  });
+});
+
+describe('a server that cannot be started', () => {
+  // Found in review: a cwd that does not exist failed as "spawn /usr/bin/node ENOENT", blaming the command; a file as
+  // cwd as "spawn ENOTDIR"; a command ~/bin/server as ENOENT, with no word that ~ is not expanded.
+  test('is refused naming its folder when that does not exist or is no folder, and its command when that is not found, saying a ~ is not expanded', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-mcp-spawn-'));
+    try {
+      const file = join(folder, 'file');
+      await writeFile(file, '');
+      const failure = (command: string, cwd: string) =>
+        new SupervisedStdioTransport({ command, args: [], env: {}, cwd }).start().then(
+          () => 'started',
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+      const tilde = 'a ~ is not expanded: give the full path';
+      expect(await failure(process.execPath, join(folder, 'missing'))).toBe(`the server's folder (cwd) ${join(folder, 'missing')} does not exist`);
+      expect(await failure(process.execPath, join(folder, '~', 'srv'))).toBe(`the server's folder (cwd) ${join(folder, '~', 'srv')} does not exist (${tilde})`);
+      expect(await failure(process.execPath, file)).toBe(`the server's folder (cwd) ${file} is not a folder`);
+      expect(await failure('no-such-command-xyz', folder)).toBe('the command no-such-command-xyz was not found on the PATH');
+      expect(await failure('~/bin/server', folder)).toBe(`the command ~/bin/server was not found (${tilde})`);
+      expect(await failure(join(folder, 'missing-server'), folder)).toBe(`the command ${join(folder, 'missing-server')} was not found`);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { sep } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { randomId } from '@airlock/core';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -104,15 +106,23 @@ export class SupervisedStdioTransport implements Transport {
     const marker = `${MCP_SERVER_MARKER_VARIABLE}=${id}`;
     return new Promise((resolve, reject) => {
       // The watchdog starts first: this server killed just after the MCP server started must not leave it unwatched.
-      // If the MCP server fails to start, its 'close' releases the watchdog.
-      const { child, watchdog } = spawnWatched(marker, () =>
-        spawn(command, args, {
-          env: { ...getDefaultEnvironment(), ...env, [MCP_SERVER_MARKER_VARIABLE]: id },
-          stdio: ['pipe', 'pipe', 'pipe'],
-          detached: true,
-          ...(cwd === undefined ? {} : { cwd }),
-        }),
-      );
+      // If the MCP server fails to start, its 'close' releases the watchdog (spawnWatched does, when spawn throws).
+      let started: { child: ChildProcessByStdio<Writable, Readable, Readable>; watchdog: ProcessWatchdog };
+      try {
+        started = spawnWatched(marker, () =>
+          spawn(command, args, {
+            env: { ...getDefaultEnvironment(), ...env, [MCP_SERVER_MARKER_VARIABLE]: id },
+            stdio: ['pipe', 'pipe', 'pipe'],
+            detached: true,
+            ...(cwd === undefined ? {} : { cwd }),
+          }),
+        );
+      } catch (error) {
+        // A file as cwd is refused by spawn itself, not told as an 'error' event.
+        reject(spawnFailure(error instanceof Error ? error : new Error(String(error)), command, cwd));
+        return;
+      }
+      const { child, watchdog } = started;
       this.#child = child;
       this.#watchdog = watchdog;
       child.once('spawn', () => {
@@ -121,7 +131,8 @@ export class SupervisedStdioTransport implements Transport {
         this.#scope = { marker, group: pid, startedSince: processStartTime(pid) ?? Infinity };
         resolve();
       });
-      child.once('error', (error) => {
+      child.once('error', (failure) => {
+        const error = spawnFailure(failure, command, cwd);
         reject(error);
         this.onerror?.(error);
       });
@@ -265,6 +276,37 @@ export class SupervisedStdioTransport implements Transport {
     this.#scope = undefined;
     this.#watchdog?.release();
     this.#watchdog = undefined;
+  }
+}
+
+const TILDE_NOT_EXPANDED = ' (a ~ is not expanded: give the full path)';
+
+/**
+ * What to say of a server that could not be started. The system's error blamed the command for a cwd that does not
+ * exist (`spawn /usr/bin/node ENOENT`), said `spawn ENOTDIR` for a file as cwd, and nothing of a `~` no shell
+ * expanded (`~/bin/server`). Any other error is returned as it is.
+ */
+function spawnFailure(error: Error, command: string, cwd: string | undefined): Error {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (syscall?.startsWith('spawn') !== true) return error;
+  const folder = cwd === undefined ? 'folder' : kindOf(cwd);
+  if (folder === 'missing') {
+    const tilde = cwd?.split(sep).some((segment) => segment.startsWith('~')) === true;
+    return new Error(`the server's folder (cwd) ${cwd} does not exist${tilde ? TILDE_NOT_EXPANDED : ''}`, { cause: error });
+  }
+  if (folder === 'other') return new Error(`the server's folder (cwd) ${cwd} is not a folder`, { cause: error });
+  if (code !== 'ENOENT') return error;
+  const where = command.includes('/') ? '' : ' on the PATH';
+  return new Error(`the command ${command} was not found${where}${command.startsWith('~') ? TILDE_NOT_EXPANDED : ''}`, { cause: error });
+}
+
+/** Whether `path` is a folder, something else, or nothing (a file on the way to it included); undefined when it cannot be told. */
+function kindOf(path: string): 'folder' | 'other' | 'missing' | undefined {
+  try {
+    const info = statSync(path, { throwIfNoEntry: false });
+    return info === undefined ? 'missing' : info.isDirectory() ? 'folder' : 'other';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'missing' : undefined;
   }
 }
 
