@@ -29,6 +29,7 @@ import {
   type LoopEvent,
   type LoopEventOf,
   type PendingApproval,
+  type PolicyOptions,
   type PolicyVerdict,
   type ResolveResult,
   type RestoredApproval,
@@ -2229,10 +2230,10 @@ export class ChatService {
     return result;
   }
 
-  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined>; policyVersion?: () => number } {
+  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool, options?: PolicyOptions) => Promise<PolicyVerdict | undefined>; policyVersion?: () => number } {
     const rules = this.options.rules;
     if (!rules) return {};
-    const policy = (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => rules.evaluate(sessionId, call, tool, options);
+    const policy = (call: ToolCall, tool: AnyTool, options?: PolicyOptions) => rules.evaluate(sessionId, call, tool, options);
     return rules.version === undefined ? { policy } : { policy, policyVersion: () => rules.version!() };
   }
 

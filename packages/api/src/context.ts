@@ -1,4 +1,4 @@
-import { LimitExceededError, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
+import { LimitExceededError, type AnyTool, type PolicyOptions, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { AnswerQueue } from './answer-queue';
 import { ConnectionRates, type LeftRates } from './connection-rates';
 import { NoClientClockError } from './decision-deadline';
@@ -80,9 +80,10 @@ export type WorkspaceTrustChoice = { trusted: true; sha256: string } | { trusted
 export interface RuleService {
   /**
    * What the rules say about a call, before grants and the person. `preview`: an early look that decides nothing
-   * (the call is asked again at its turn), so the deciding rule's hit is not counted.
+   * (the call is asked again at its turn), so the deciding rule's hit is not counted. `opened`: what the call's tool
+   * has opened, by which its path rules judge it (see `ToolContext.judgeOpened`).
    */
-  evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: { preview?: boolean }): Promise<PolicyVerdict | undefined>;
+  evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: PolicyOptions): Promise<PolicyVerdict | undefined>;
   /** A number that changes whenever `evaluate` may answer differently (a rule added, edited, removed, or read again). */
   version?(): number;
   /**

@@ -9,7 +9,7 @@ import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { reasonText, type Reason } from './reason';
 import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
-import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, toolDefaults, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
+import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, toolDefaults, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool, type OpenedPath, type ToolContext } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -88,10 +88,10 @@ export interface RunToolLoopOptions {
    * Lasting rules, asked before grants and before the person: a deny wins over every allow and grant; an allow lets
    * the call run unasked; an ask puts the call up to the person even with confirmation off (a grant for it still
    * counts), unless it is `onlyWhenConfirming`. Undefined means no rule applies. Asked again at each call's turn (what a rule matches, a
-   * path's real target say, can change while earlier calls of the turn run); `preview` marks the early look made when
-   * a turn's calls are announced, which decides nothing and counts no hit. Default none.
+   * path's real target say, can change while earlier calls of the turn run), and once more on what a file tool has
+   * opened (see `PolicyOptions`). Default none.
    */
-  policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined>;
+  policy?: (call: ToolCall, tool: AnyTool, options?: PolicyOptions) => Promise<PolicyVerdict | undefined>;
   /**
    * A number that changes whenever what `policy` answers may have changed (a rule added, edited or removed). An allow
    * of a waiting call is checked against the rules again only when it changed since the call was put up, or when the
@@ -144,6 +144,17 @@ export interface RunToolLoopOptions {
   requester?: string;
   /** Said as statuses right after a new run's run-start (what the host left out of the conversation). Default none. */
   notes?: readonly string[];
+}
+
+/** How `RunToolLoopOptions.policy` is asked. */
+export interface PolicyOptions {
+  /** The early look made when a turn's calls are announced, which decides nothing and counts no hit. Default false. */
+  preview?: boolean;
+  /**
+   * What the call's tool holds open to act on (see `ToolContext.judgeOpened`): the call is judged by it, not by what
+   * its path leads to now. Default: judged by its path.
+   */
+  opened?: OpenedPath;
 }
 
 /** A limit on the calls running at once (see `RunToolLoopOptions.toolSlots`). */
@@ -600,21 +611,22 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
                 // The start, the decision and the status that follows are one write for a host: one it takes back whole
                 // when what let the call through changed meanwhile (PolicyChangedError), before anything ran.
                 yield followedAtOnce(toolStart(call, '', false, check.tool));
-                let outcome: Reported | undefined;
+                let outcome: Reported;
                 if (gate.kind === 'rule') {
                   const { verdict } = gate;
                   yield followedAtOnce(ruleDecisionEvent(call, verdict));
-                  if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? reasonText(verdict.description), verdict };
+                  outcome = verdict.effect === 'deny' ? { decision: 'deny', source: 'rule', reason: verdict.message ?? reasonText(verdict.description), verdict } : { decision: 'allow', source: 'rule' };
                 } else {
+                  outcome = gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' };
                   // Recorded before the call runs: a run without a person's decision says who let it through.
-                  yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
+                  yield followedAtOnce(decisionEvent(call, '', outcome));
                 }
                 try {
                   // The place, if taken, is runPlaced's to give back from here on.
                   const placed = place;
                   place = undefined;
                   result =
-                    !outcome || outcome.decision === 'allow'
+                    outcome.decision === 'allow'
                       ? yield* runPlaced(check.tool, call, outcome, options, signal, batch, placed)
                       : refusal(call, { ...outcome, decision: outcome.decision });
                   break;
@@ -1162,7 +1174,8 @@ interface Batch {
 async function* runPlaced(
   tool: AnyTool,
   call: ToolCall,
-  outcome: DecisionOutcome | undefined,
+  /** What let the call through. */
+  outcome: DecisionOutcome,
   options: RunToolLoopOptions,
   signal: CancelSignal,
   batch: Batch,
@@ -1226,14 +1239,37 @@ async function* waitInLine(slots: ToolSlots, call: ToolCall, options: RunToolLoo
 const noRelease = () => {};
 
 /** Runs an allowed call: with the person's edited arguments when they changed them, and the model is told so. */
-async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcome | undefined, options: RunToolLoopOptions, signal: CancelSignal): Promise<CallResult> {
-  const edited = outcome?.editedArguments;
-  if (edited === undefined) return runTool(tool, call.arguments, options, signal);
-  const result = await runTool(tool, edited, options, signal);
+async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcome, options: RunToolLoopOptions, signal: CancelSignal): Promise<CallResult> {
+  const edited = outcome.editedArguments;
+  if (edited === undefined) return runTool(tool, call, openedJudge(call, tool, outcome, options), options, signal);
+  const asRun = { ...call, arguments: edited };
+  const result = await runTool(tool, asRun, openedJudge(asRun, tool, outcome, options), options, signal);
   return { ...result, result: toolResultText.edited(edited, result.result, result.startedAt !== undefined) };
 }
 
-async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
+/**
+ * The rules' look at what the tool of a call let through by `outcome` has opened (`ToolContext.judgeOpened`), held to
+ * what let it through: a deny rule refuses it whoever did; a rule's allow stands only while a rule allows what was
+ * opened; a call no rule decided (confirmation off, a grant for any call of the tool) only while no rule would have
+ * it asked. The person's allow, and a grant for the exact arguments, stand but for a deny, as in `reviewAllow`: the
+ * person may have allowed the very file a rule asked about. Undefined without rules.
+ */
+function openedJudge(call: ToolCall, tool: AnyTool, outcome: DecisionOutcome, options: RunToolLoopOptions): ToolContext['judgeOpened'] {
+  const { policy } = options;
+  if (policy === undefined) return undefined;
+  const unasked = outcome.source === 'confirmation-off' || (outcome.source === 'grant' && !grantedExactly(outcome, options));
+  return async (opened) => {
+    // A look that decides no more than the call's own did: no hit is counted again.
+    const verdict = await policy(call, tool, { preview: true, opened });
+    if (verdict?.effect === 'deny') return { kind: 'denied', reason: verdict.message ?? reasonText(verdict.description), fromWorkspaceFile: verdict.fromWorkspaceFile === true };
+    if (outcome.source === 'rule' && verdict?.effect !== 'allow') return verdict === undefined ? { kind: 'changed', allowedBy: 'rule' } : { kind: 'changed', allowedBy: 'rule', reason: reasonText(verdict.description) };
+    if (unasked && verdict?.effect === 'ask' && verdict.onlyWhenConfirming !== true) return { kind: 'changed', allowedBy: 'unasked', reason: reasonText(verdict.description) };
+    return undefined;
+  };
+}
+
+async function runTool(tool: AnyTool, call: ToolCall, judgeOpened: ToolContext['judgeOpened'], options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
+  const args = call.arguments;
   // An allow that lands as the run is cancelled must not start anything.
   if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
   if (options.currentTool) {
@@ -1261,7 +1297,7 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   try {
     // Run with the arguments as shown, which the schema accepted, not with what parsing made of them: a schema's
     // defaults (an MCP server's JSON Schema) would add values the person never saw.
-    execution = tool.execute(given, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
+    execution = tool.execute(given, { signal: controller.signal, timeoutMs, sessionId: options.sessionId, ...(judgeOpened === undefined ? {} : { judgeOpened }) });
     const settled = execution;
     const output = await raceAbort(execution, controller.signal);
     if (typeof output === 'string') return { outcome: 'executed', result: toolResultText.toolOutput(output), startedAt, settled };

@@ -33,7 +33,33 @@ export interface ToolContext {
   signal: AbortSignal;
   timeoutMs: number;
   sessionId: string;
+  /**
+   * The rules' look at what the tool holds open to act on, taken from the open descriptor itself, before the tool
+   * reads any of it: undefined to go on, or why not. The rules judged the call by its path before it ran, and a process
+   * in the workspace can put another file or a link at that path in between; what a descriptor holds cannot change
+   * like that. Default none: no rules to ask.
+   */
+  judgeOpened?: (opened: OpenedPath) => Promise<OpenedRefusal | undefined>;
 }
+
+/** What a file tool has opened, as the kernel tells of its descriptor (see `ToolContext.judgeOpened`). */
+export interface OpenedPath {
+  /** Its absolute real path, no link on it. */
+  real: string;
+  /** For a regular file, how many names (hard links) it has; undefined for anything else. */
+  links?: number;
+}
+
+/** Why the rules refuse what a tool has opened (see `ToolContext.judgeOpened`). */
+export type OpenedRefusal =
+  /** A deny rule covers it, whoever let the call through. `reason`: what the model is told of the rule. */
+  | { kind: 'denied'; reason: string; fromWorkspaceFile: boolean }
+  /**
+   * It is not what let the call through: it changed since the rules judged the call. `allowedBy: 'rule'`, a rule's
+   * allow, which does not cover it as it is; `'unasked'`, no rule decided the call (confirmation off, or a grant for any
+   * call of the tool), and one would now have it asked. `reason`: why, as the rules say it, when they say it.
+   */
+  | { kind: 'changed'; allowedBy: 'rule' | 'unasked'; reason?: string };
 
 export interface ToolOutput {
   content: string;
