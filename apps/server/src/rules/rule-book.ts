@@ -14,7 +14,7 @@ import {
   type WorkspaceTrust,
   type WorkspaceTrustChoice,
 } from '@airlock/api';
-import { codeWord, ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolVersion, withToolDefaults, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
+import { codeWord, ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolVersion, withToolDefaults, type AnyTool, type OpenedPath, type PolicyOptions, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -169,7 +169,7 @@ export class RuleBook implements RuleService {
     this.options.cluster?.publish({ type: 'rules' }).catch((error: unknown) => this.log(`Could not tell the other instances about a rule: ${error instanceof Error ? error.message : String(error)}`));
   }
 
-  async evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options: { preview?: boolean } = {}): Promise<PolicyVerdict | undefined> {
+  async evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options: PolicyOptions = {}): Promise<PolicyVerdict | undefined> {
     return this.evaluateWith(await this.readWorkspaceFile(), sessionId, call, tool, options);
   }
 
@@ -179,10 +179,11 @@ export class RuleBook implements RuleService {
     return (sessionId, call, tool) => this.evaluateWith(file, sessionId, call, tool, { preview: true });
   }
 
-  private async evaluateWith(file: WorkspaceRules, sessionId: string, call: ToolCall, tool: AnyTool, options: { preview?: boolean }): Promise<PolicyVerdict | undefined> {
+  private async evaluateWith(file: WorkspaceRules, sessionId: string, call: ToolCall, tool: AnyTool, options: PolicyOptions): Promise<PolicyVerdict | undefined> {
     const rules = [...[...this.kept.values()].map((kept) => kept.rule), ...this.fileRules(file)];
     if (rules.length === 0) return undefined;
-    const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, this.ruleContext(sessionId, file.kind === 'loaded' && this.trustOf(file) === 'trusted'));
+    const context = this.ruleContext(sessionId, file.kind === 'loaded' && this.trustOf(file) === 'trusted');
+    const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, options.opened === undefined ? context : openedContext(context, options.opened));
     if (decision.decision === 'ask') {
       if ('covering' in decision) return gitDirectoryVerdict(decision.covering, decision.gitDirectory);
       if ('leadsOut' in decision) return leadsOutVerdict(decision.within, decision.leadsOut);
@@ -472,6 +473,14 @@ function gitDirectoryVerdict(rule: Rule, folder: readonly string[]): PolicyVerdi
  */
 function origin(rule: Rule): { fromWorkspaceFile?: true } {
   return rule.source === 'workspace-file' ? { fromWorkspaceFile: true } : {};
+}
+
+/**
+ * `context` for a call whose tool has opened what it acts on: its path rules judge that (its real path, and how many
+ * names it has), read from the descriptor, rather than what the path leads to by the time they look.
+ */
+function openedContext(context: RuleContext, opened: OpenedPath): RuleContext {
+  return { ...context, realPath: () => Promise.resolve(opened.real), linkCount: () => Promise.resolve(opened.links) };
 }
 
 /** Resolves a requested path as read_file, write_file and list_directory do; undefined where they would refuse it. */

@@ -3,6 +3,7 @@ import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { oneLine } from './one-line';
+import { refusalOfOpened } from './opened-judgement';
 import { failuresAsResults } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
 import { filePathText } from './well-formed-text';
@@ -28,6 +29,9 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
           const names: string[] = [];
           let total = 0;
           try {
+            // Judged as opened, by its real path: a link put at the path since the rules looked at it is followed here.
+            const refused = await refusalOfOpened(context, requested, { real: folder.real }, 'Nothing was listed.');
+            if (refused !== undefined) return refused;
             for (let entry = await dir.read(); entry !== null; entry = await dir.read()) {
               context.signal.throwIfAborted();
               total += 1;

@@ -1,7 +1,9 @@
 import { constants, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
+import { refusalOfOpened } from './opened-judgement';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { closeSoon, type WorkspacePaths } from './workspace-paths';
 import { filePathText } from './well-formed-text';
@@ -52,6 +54,11 @@ export function createReadFileTool(options: ResolvedToolsOptions, paths: Workspa
           const opened = await folder.openEntry(name, constants.O_RDONLY | constants.O_NONBLOCK);
           handle = opened.handle;
           const { info } = opened;
+          // Judged as held: the path may have been given another file (another name of one a deny rule names) since
+          // the rules looked at it.
+          const links = info.isFile() ? Number(info.nlink) : undefined;
+          const refused = await refusalOfOpened(context, args.path, { real: path.join(folder.real, name), links }, 'Nothing was read.');
+          if (refused !== undefined) return refused;
           if (info.isDirectory()) return toolFailure(`"${args.path}" is a directory; use list_directory.`);
           if (!info.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
           const first = args.offset ?? 1;
