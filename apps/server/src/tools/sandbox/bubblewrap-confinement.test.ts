@@ -618,6 +618,31 @@ describe('the bubblewrap sandbox keeps a call from io_uring', () => {
   );
 });
 
+describe('the bubblewrap sandbox keeps a call from Linux AIO', () => {
+  // io_setup(1, &ctx): each context reserves events of the machine's one count (fs.aio-max-nr); a call that took them
+  // all left every other program of every user EAGAIN from io_setup while it ran.
+  const code = [
+    'import ctypes, platform',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'ctx = ctypes.c_ulong(0)',
+    "nr = {'x86_64': 206, 'aarch64': 0}[platform.machine()]",
+    'got = libc.syscall(nr, 1, ctypes.byref(ctx))',
+    "print('refused' if got == -1 and ctypes.get_errno() == 1 else f'io_setup {got} errno {ctypes.get_errno()}')",
+  ].join('\n');
+  const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+  const onHost = spawnSync('python3', ['-c', code], { env: { PATH }, encoding: 'utf8' }).stdout.trim();
+  const usable = onHost === 'io_setup 0 errno 0';
+
+  test.skipIf(!['x64', 'arm64'].includes(process.arch) || !usable)(
+    `io_setup is refused with EPERM${usable ? '' : ` (skipped: AIO is not usable outside the sandbox either: ${onHost})`}`,
+    async () => {
+      await using workspace = await tempFolder();
+      const tools = createBuiltinTools({ workspace: workspace.path, env: { PATH, HOME: process.env.HOME }, sandbox: 'bubblewrap' });
+      expect(await runTool(toolNamed(tools, 'python'), { code })).toStrictEqual({ content: 'refused\nexit code: 0', isError: false });
+    },
+  );
+});
+
 describe('the bubblewrap sandbox keeps a call from making set-user-ID files', () => {
   const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
   // Each attempt prints its name when it made a set-user-ID or set-group-ID file; the last lines show what still works.

@@ -12,6 +12,9 @@
  * - io_uring (io_uring_setup, io_uring_enter, io_uring_register). The kernel carries out its queued operations without
  *   the system calls they stand for, out of the filter's sight: an IORING_OP_OPENAT with O_CREAT and mode 04755 made a
  *   set-user-ID file no openat could. Refused whole, as container runtimes' default profiles do.
+ * - Linux AIO's contexts (io_setup). Each reserves events of one count the whole machine shares (fs.aio-max-nr): a
+ *   call that took them all left every program of every user (a database, a virtual machine) EAGAIN from io_setup
+ *   while it ran. Refused, a program falls back to ordinary reads and writes, as libaio's users do where it is off.
  * - mounting (mount, umount, pivot_root and the new mount API: fsopen, fsmount, move_mount…). The call has no
  *   capability to mount in its own namespaces, but in a user namespace of its own (`unshare -rm`) it has: there it
  *   mounted a tmpfs of half the machine's memory beside its bounded /tmp, memory that no process is charged for and
@@ -51,6 +54,8 @@ interface Abi {
   keyring: readonly number[];
   /** mount, umount2 (and the old umount where there is one) and pivot_root in that ABI. */
   mounts: readonly number[];
+  /** io_setup in that ABI. */
+  aioSetup: number;
   modeCalls: readonly ModeCall[];
   openat2: number;
   /** Bits cleared from the call number before comparing: x32 calls are x86-64's with bit 30 set. */
@@ -67,6 +72,7 @@ const OPENAT2 = 437;
 
 const X86_64: Abi = {
   arch: 0xc000003e,
+  aioSetup: 206,
   keyring: [248, 249, 250],
   mounts: [165, 166, 155],
   // open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat
@@ -76,6 +82,7 @@ const X86_64: Abi = {
 };
 const I386: Abi = {
   arch: 0x40000003,
+  aioSetup: 245,
   keyring: [286, 287, 288],
   mounts: [21, 22, 52, 217],
   modeCalls: [{ nr: 5, mode: 2, flags: 1 }, { nr: 8, mode: 1 }, { nr: 15, mode: 1 }, { nr: 94, mode: 1 }, { nr: 14, mode: 1 }, { nr: 295, mode: 3, flags: 2 }, { nr: 297, mode: 2 }, { nr: 306, mode: 2 }, FCHMODAT2],
@@ -83,6 +90,7 @@ const I386: Abi = {
 };
 const AARCH64: Abi = {
   arch: 0xc00000b7,
+  aioSetup: 0,
   keyring: [217, 218, 219],
   mounts: [40, 39, 41],
   // mknodat, fchmod, fchmodat, openat (the generic ABI has no open, creat, chmod or mknod)
@@ -91,6 +99,7 @@ const AARCH64: Abi = {
 };
 const ARM: Abi = {
   arch: 0x40000028,
+  aioSetup: 243,
   keyring: [309, 310, 311],
   mounts: [21, 52, 218],
   modeCalls: [{ nr: 5, mode: 2, flags: 1 }, { nr: 8, mode: 1 }, { nr: 15, mode: 1 }, { nr: 94, mode: 1 }, { nr: 14, mode: 1 }, { nr: 322, mode: 3, flags: 2 }, { nr: 324, mode: 2 }, { nr: 333, mode: 2 }, FCHMODAT2],
@@ -129,7 +138,7 @@ function assemble(abis: readonly Abi[]): Buffer {
     const archCheck = program.push([BPF_JEQ_K, 0, 0, abi.arch]) - 1;
     program.push([BPF_LD_W_ABS, 0, 0, NR_OFFSET]);
     if (abi.clear !== undefined) program.push([BPF_AND_K, 0, 0, ~abi.clear >>> 0]);
-    for (const call of [...abi.keyring, ...IO_URING, ...abi.mounts, ...NEW_MOUNT_API]) toDeny.push([program.push([BPF_JEQ_K, 0, 0, call]) - 1, 1]);
+    for (const call of [...abi.keyring, ...IO_URING, abi.aioSetup, ...abi.mounts, ...NEW_MOUNT_API]) toDeny.push([program.push([BPF_JEQ_K, 0, 0, call]) - 1, 1]);
     const openat2 = program.push([BPF_JEQ_K, 0, 0, abi.openat2]) - 1;
     const modeJumps = abi.modeCalls.map((call) => program.push([BPF_JEQ_K, 0, 0, call.nr]) - 1);
     program.push([BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW]);
