@@ -168,12 +168,32 @@ describe('SteadyButton', () => {
     expect(decided).toHaveBeenCalledTimes(2);
   });
 
-  it('ignores a mouse click where the pointer never moved over it (what covered it went away)', () => {
+  it('ignores a mouse click where the pointer never moved over it (what covered it went away); a fresh click there a moment after counts', () => {
     const { button, decided, ignored } = renderButton();
     wait(ARMING_MS);
     mouseClick(button);
     expect(decided).not.toHaveBeenCalled();
     expect(ignored).toHaveBeenCalledTimes(1);
+    wait(ARMING_MS);
+    mouseClick(button);
+    expect(decided).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes neither the second click of a double-click nor a click soon after an ignored one as aimed (the card came under a still pointer)', () => {
+    const { button, decided, ignored } = renderButton();
+    wait(ARMING_MS);
+    mouseClick(button);
+    fireEvent.click(button, { detail: 2 });
+    expect(ignored).toHaveBeenCalledTimes(2);
+    wait(ARMING_MS);
+    // The third click of a triple-click, however late, is no fresh click either.
+    fireEvent.click(button, { detail: 3 });
+    expect(ignored).toHaveBeenCalledTimes(3);
+    wait(ARMING_MS / 2);
+    mouseClick(button);
+    expect(ignored).toHaveBeenCalledTimes(4);
+    expect(decided).not.toHaveBeenCalled();
+    wait(ARMING_MS);
     mouseClick(button);
     expect(decided).toHaveBeenCalledTimes(1);
   });

@@ -42,6 +42,8 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKe
   const button = useRef<HTMLButtonElement>(null);
   const watch = useRef<SpotWatch | null>(null);
   const aimedAt = useRef<Spot | null>(null);
+  /** Where and when the last pointer click was ignored: a fresh click there, a moment after, is aimed (see `click`). */
+  const ignoredAt = useRef<{ spot: Spot; at: number } | null>(null);
   const rearm = useRef<() => void>(() => undefined);
   const decided = useRef(decides);
   const changedAt = useRef(Number.NEGATIVE_INFINITY);
@@ -101,11 +103,21 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKe
     }
     const settledAt = watch.current?.settledAt() ?? performance.now();
     const now = spotOf(event.currentTarget);
-    const aimed = aimedAt.current;
-    // The next click at this spot is aimed: the person has now seen the button where it is.
+    const at = performance.now();
+    // An ignored click at this spot is aim for a later one only if that is a click of its own (not the second of a
+    // double-click, event.detail 2), a moment after: the person has then seen the button where it is, and the note
+    // that nothing was decided. Taken at once, the second click of a double-click on a card that came under a still
+    // pointer allowed its call.
+    const ignored = ignoredAt.current;
+    const aimed = (aimedAt.current !== null && sameSpot(aimedAt.current, now)) || (ignored !== null && event.detail === 1 && at - ignored.at >= ARMING_MS && sameSpot(ignored.spot, now));
+    const refuse = (reason: UnsteadyReason) => {
+      ignoredAt.current = { spot: now, at };
+      onUnsteadyClick?.(reason);
+    };
+    if (changed) return refuse('changed');
+    if (at - settledAt < ARMING_MS || !aimed) return refuse('moved');
+    // The next click at this spot is aimed: the person has seen the button where it is.
     aimedAt.current = now;
-    if (changed) return onUnsteadyClick?.('changed');
-    if (performance.now() - settledAt < ARMING_MS || aimed === null || !sameSpot(aimed, now)) return onUnsteadyClick?.('moved');
     onClick();
   };
   return (
