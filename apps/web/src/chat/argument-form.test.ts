@@ -86,6 +86,21 @@ describe('argumentsFromJson', () => {
     expect(argumentsFromJson('[1]')).toStrictEqual({ ok: false, error: 'The arguments must be one JSON object: { … }.' });
     expect(argumentsFromJson('{')).toMatchObject({ ok: false, error: expect.stringMatching(/^Not valid JSON: /) });
   });
+
+  it('refuses a number past what JSON can send, at any depth: 1e999 reads as Infinity and is sent as null', () => {
+    const refused = { ok: false, error: 'Not valid JSON: a number is too large for JSON (it would be sent as null).' };
+    expect(argumentsFromJson('{"limit":1e999}')).toStrictEqual(refused);
+    expect(argumentsFromJson('{"a":{"b":[1,-1e400]}}')).toStrictEqual(refused);
+    expect(argumentsFromJson('{"limit":1e308,"tiny":1e-400}')).toStrictEqual({ ok: true, args: { limit: 1e308, tiny: 0 } });
+  });
+});
+
+describe('argumentsFromFields', () => {
+  it('refuses a number past what JSON can send in a field of JSON', () => {
+    const fields = formFields({ type: 'object', properties: { limit: { description: 'untyped' } } }, {})!;
+    const { errors } = argumentsFromFields(fields, new Map([['limit', '1e999']]), {});
+    expect(errors.get('limit')).toBe('Not valid JSON: a number is too large for JSON (it would be sent as null).');
+  });
 });
 
 describe('checkArguments', () => {

@@ -161,12 +161,21 @@ export function argumentsFromFields(fields: readonly FormField[], values: FieldV
 
 export type JsonRead = { ok: true; value: unknown } | { ok: false; error: string };
 
+/**
+ * The value `text` holds as JSON. A number past JSON's range is refused at any depth: `1e999` reads as Infinity, which
+ * JSON sends as null, so the edited call would run with null where the preview said a number.
+ */
 export function parseJson(text: string): JsonRead {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: JSON.parse(text, refuseNonFinite) as unknown };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+function refuseNonFinite(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('a number is too large for JSON (it would be sent as null).');
+  return value;
 }
 
 /** The arguments raw JSON says: it must be one JSON object. */
