@@ -6,6 +6,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import {
   CallToolResultSchema,
   ErrorCode,
+  ListToolsResultSchema,
   McpError,
   type RequestId,
   ToolListChangedNotificationSchema,
@@ -85,6 +86,15 @@ export const MAX_LIST_PAGES = 50;
  * they changed while each listing was read had them listed back to back for as long as it went on.
  */
 export const MIN_RELIST_INTERVAL_MS = 1000;
+/**
+ * The next listing of a server's tools waits at least this many times what the last one took, from its first request
+ * to its tools offered (`relistFloor`), so that one server's listings hold at most a fifth of the thread: found in
+ * review, reading and converting 4 MiB of tools took 3–5 s, and a server that kept saying they changed held it 80–95%
+ * of the time behind a floor of 1 s.
+ */
+export const RELIST_COST_FACTOR = 4;
+/** The floor a server's listings double to, in ms, while it keeps asking for the next before the last floor has passed. */
+export const MAX_RELIST_INTERVAL_MS = 60_000;
 const MAX_DESCRIPTION_CHARS = 32_768;
 const MAX_SCHEMA_CHARS = 65_536;
 /** Names of tools left out that one log line lists; the rest are counted. */
@@ -103,12 +113,18 @@ export class McpConnection {
   /** The client being connected or in use; any other client's events are stale. */
   #client: Client | undefined;
   #transport: BoundedRequestsTransport | undefined;
-  #definitionsKey = '';
+  /** A digest of the last listing offered: one the same is not converted again. */
+  #listingKey = '';
+  /** What each tool of that listing was made into, by the digest of its JSON: a tool listed the same is not converted again. */
+  #offers = new Map<string, Offer>();
   #tools: readonly AnyTool[] = [];
   #refreshing: Refreshing | undefined;
-  #refreshAgain = false;
   /** When the last listing of the tools of this client ended (by the options' clock); undefined before the first. */
   #listedAt: number | undefined;
+  /** How long that listing took, from its first request to its tools offered, by the same clock. */
+  #listingCost = 0;
+  /** The listings asked for in a row before the floor after the one before had passed: each doubles the next floor. */
+  #askedEarly = 0;
   #stderrTail = '';
   /** Why this connection closed the client itself, for the restart's reason. */
   #dropReason: string | undefined;
@@ -202,6 +218,8 @@ export class McpConnection {
     this.#stderrTail = '';
     this.#dropReason = undefined;
     this.#listedAt = undefined;
+    this.#listingCost = 0;
+    this.#askedEarly = 0;
     // Airlock's validator for structured results, not the SDK's Ajv: see output-validator.ts.
     const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: outputValidator });
     let transport: BoundedRequestsTransport;
@@ -218,15 +236,7 @@ export class McpConnection {
       if (this.#client === client) this.#logError(bounded(error.message));
     };
     client.onclose = () => this.#onClose(client);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      // A notification that arrives during a refresh joins it; only the one that started it reports how it ended.
-      const joins = this.#refreshing?.client === client;
-      const done = this.#refresh(client);
-      if (joins) return;
-      done.catch((error: unknown) => {
-        logger.warn(`MCP server "${name}": refreshing its tools failed: ${describeError(error)}`);
-      });
-    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onToolsChanged(client));
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
       // The first listing, read again for each change the server announces meanwhile, ends within the timeout too.
@@ -375,62 +385,106 @@ export class McpConnection {
   }
 
   /**
-   * Lists the tools again; concurrent calls for the same client share one listing, rerun once if asked meanwhile. With
-   * `deadline`, the listing and its reruns end by then: a server that announced a change during each listing had the
-   * first one read for ever, start-up waiting for it.
+   * Lists the tools again for a change the server announced. One announced during a refresh joins it: while the
+   * listing is waited for, that listing covers it; while it is read, it is read again once it ends (it may have missed
+   * the change); once it is read, while its tools are converted, by a refresh of its own once this one has ended, which
+   * start-up does not wait for. Only the notification that started a refresh reports how it ended.
    */
-  #refresh(client: Client, deadline?: number): Promise<void> {
+  #onToolsChanged(client: Client): void {
+    if (this.#client !== client) return;
     const joined = this.#refreshing?.client === client ? this.#refreshing : undefined;
     if (joined !== undefined) {
-      this.#refreshAgain = true;
-      if (deadline !== undefined) joined.deadline = Math.min(joined.deadline, deadline);
+      if (joined.phase === 'reading') joined.again = true;
+      else if (joined.phase === 'converting') joined.announcedAfter = true;
+      return;
+    }
+    this.#refresh(client).catch((error: unknown) => {
+      this.#options.logger.warn(`MCP server "${this.#options.name}": refreshing its tools failed: ${describeError(error)}`);
+    });
+  }
+
+  /**
+   * Lists the tools, and again while the server announces a change as it is read (`#onToolsChanged`). With `deadline`,
+   * the listing and its reruns end by then: a server that announced a change during each listing had the first one
+   * read for ever, start-up waiting for it.
+   */
+  #refresh(client: Client, deadline = Infinity): Promise<void> {
+    const joined = this.#refreshing?.client === client ? this.#refreshing : undefined;
+    if (joined !== undefined) {
+      joined.deadline = Math.min(joined.deadline, deadline);
       return joined.done;
     }
-    const refreshing: Refreshing = { client, done: Promise.resolve(), deadline: deadline ?? Infinity };
+    const refreshing: Refreshing = { client, done: Promise.resolve(), deadline, phase: 'waiting', again: false, announcedAfter: false };
     this.#refreshing = refreshing;
     refreshing.done = (async () => {
       try {
-        let again = false;
+        let rerun = false;
+        const { clock } = this.#options;
         do {
-          this.#refreshAgain = false;
-          await this.#afterLastListing(refreshing.deadline);
+          refreshing.phase = 'waiting';
+          refreshing.again = false;
+          refreshing.announcedAfter = false;
+          await this.#afterFloor(rerun, refreshing.deadline);
           if (this.#client !== client) return;
-          const listing = await this.#listTools(client, refreshing.deadline, again).finally(() => {
-            if (this.#client === client) this.#listedAt = this.#options.clock.now();
-          });
+          refreshing.phase = 'reading';
+          const started = clock.now();
+          try {
+            const listing = await this.#listTools(client, refreshing.deadline, rerun, () => {
+              refreshing.phase = 'converting';
+            });
+            if (this.#client !== client) return;
+            refreshing.phase = 'converting';
+            await this.#applyTools(client, listing);
+          } finally {
+            if (this.#client === client) {
+              this.#listedAt = clock.now();
+              this.#listingCost = this.#listedAt - started;
+            }
+          }
           if (this.#client !== client) return;
-          this.#applyTools(listing);
-          again = true;
-        } while (this.#refreshAgain);
+          rerun = true;
+        } while (refreshing.again);
       } finally {
         if (this.#refreshing === refreshing) this.#refreshing = undefined;
       }
+      if (refreshing.announcedAfter) this.#onToolsChanged(client);
     })();
     return refreshing.done;
   }
 
-  /** Resolves MIN_RELIST_INTERVAL_MS after the end of the last listing of this connection, or at `deadline` if sooner. */
-  async #afterLastListing(deadline: number): Promise<void> {
-    if (this.#listedAt === undefined) return;
+  /**
+   * Resolves once the floor after the last listing of this connection has passed (`relistFloor`), or at `deadline` if
+   * sooner. A listing asked for before then (`again`: while the last one was read or waited for) doubles the floor
+   * after it; one asked for once the floor has passed starts at once, and the floors start again from the least.
+   */
+  async #afterFloor(again: boolean, deadline: number): Promise<void> {
+    const listedAt = this.#listedAt;
+    if (listedAt === undefined) return;
     const { clock } = this.#options;
-    await clockDelay(clock, Math.min(this.#listedAt + MIN_RELIST_INTERVAL_MS - clock.now(), deadline - Date.now()));
+    const floor = relistFloor(this.#listingCost, this.#askedEarly);
+    if (!again && clock.now() >= listedAt + floor) {
+      this.#askedEarly = 0;
+      return;
+    }
+    this.#askedEarly += 1;
+    await clockDelay(clock, Math.min(listedAt + floor - clock.now(), deadline - Date.now()));
   }
 
   /**
    * The server's tools, page by page, in at most MAX_LIST_PAGES pages and `connectTimeoutMs` in all (a server that
-   * answered each page after 1 s with an endless cursor held start-up for a minute). A tool that cannot be offered (a
-   * schema too large…) is left out as its page arrives, and the listing stops at MAX_TOOLS_PER_SERVER tools or
-   * MAX_DEFINITION_CHARS_PER_SERVER: what it holds is bounded by what can be offered, not by what the server sends.
-   * `until` ends it sooner (the refresh's own deadline); `again` says it is a rerun asked for by the server.
+   * answered each page after 1 s with an endless cursor held start-up for a minute). Each tool listed counts toward
+   * MAX_TOOLS_PER_SERVER and MAX_DEFINITION_CHARS_PER_SERVER, whether it can be offered or not, and the listing stops
+   * at either: what is kept and converted is bounded by them, not by what the server sends (found in review, tools
+   * whose schemas were converted in full and then refused counted toward neither, and a page of 10 MiB held ~160 of
+   * them). Nothing is converted here (`#applyTools`). `until` ends it sooner (the refresh's own deadline); `again`
+   * says it is a rerun asked for by the server; `onRead` is called once its last page has been answered, in order
+   * with the notifications the server sent before and after that answer.
    */
-  async #listTools(client: Client, until: number, again: boolean): Promise<Listing> {
+  async #listTools(client: Client, until: number, again: boolean, onRead: () => void): Promise<Listing> {
     const { connectTimeoutMs } = this.#options;
     const deadline = Math.min(Date.now() + connectTimeoutMs, until);
-    const listing: Listing = { definitions: [], skipped: [], skippedCount: 0, unread: false };
-    const skip = (definition: McpToolDefinition, why: string) => {
-      listing.skippedCount += 1;
-      if (listing.skipped.length < MAX_NAMES_LOGGED) listing.skipped.push(`${bounded(definition.name)} (${why})`);
-    };
+    const listing: Listing = { definitions: [], skipped: [], skippedCount: 0, unread: false, key: '' };
+    const digest = createHash('sha256');
     let chars = 0;
     let full: string | undefined;
     let cursor: string | undefined;
@@ -439,28 +493,24 @@ export class McpConnection {
       const tooSlow = `the server did not finish listing its tools within ${connectTimeoutMs / 1000} s${again ? ': it said they changed while each listing was read' : ''}`;
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(tooSlow);
-      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: remaining }).catch((error: unknown) => {
+      const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, lastPageSeen(onRead), { timeout: remaining }).catch((error: unknown) => {
         throw error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number) ? new Error(tooSlow) : error;
       });
       for (const definition of result.tools) {
-        if (full !== undefined) {
-          skip(definition, full);
-          continue;
+        if (full === undefined && listing.definitions.length >= MAX_TOOLS_PER_SERVER) full = `past ${MAX_TOOLS_PER_SERVER} tools`;
+        if (full === undefined) {
+          const text = JSON.stringify(definition);
+          if (chars + text.length > MAX_DEFINITION_CHARS_PER_SERVER) full = `past ${MAX_DEFINITION_CHARS_PER_SERVER / (1024 * 1024)} MiB of tool definitions`;
+          else {
+            chars += text.length;
+            const key = createHash('sha256').update(text).digest('base64');
+            digest.update(key);
+            listing.definitions.push({ definition, key });
+            continue;
+          }
         }
-        const problem = unusable(definition);
-        if (problem !== undefined) {
-          skip(definition, problem);
-          continue;
-        }
-        const size = JSON.stringify(definition).length;
-        if (listing.definitions.length >= MAX_TOOLS_PER_SERVER) full = `past ${MAX_TOOLS_PER_SERVER} tools`;
-        else if (chars + size > MAX_DEFINITION_CHARS_PER_SERVER) full = `past ${MAX_DEFINITION_CHARS_PER_SERVER / (1024 * 1024)} MiB of tool definitions`;
-        if (full !== undefined) {
-          skip(definition, full);
-          continue;
-        }
-        chars += size;
-        listing.definitions.push(definition);
+        listing.skippedCount += 1;
+        if (listing.skipped.length < MAX_NAMES_LOGGED) listing.skipped.push(`${bounded(definition.name)} (${full})`);
       }
       cursor = result.nextCursor;
       if (cursor === undefined) break;
@@ -469,44 +519,79 @@ export class McpConnection {
         break;
       }
     }
+    listing.key = digest.update(JSON.stringify([listing.skipped, listing.skippedCount, listing.unread])).digest('base64');
     return listing;
   }
 
-  #applyTools(listing: Listing): void {
-    // A digest, not the listing itself, is kept to tell whether it changed.
-    const key = createHash('sha256').update(JSON.stringify(listing.definitions)).digest('hex');
-    if (key === this.#definitionsKey) return;
-    this.#definitionsKey = key;
+  /**
+   * Offers the tools of a listing. A listing the same as the last one offered (by its digest) changes nothing and
+   * converts nothing, and a tool listed the same as in the last one (its JSON the same) is offered as it was: found in
+   * review, every listing converted every schema again, a server saying its unchanged tools changed cost 3–5 s of the
+   * thread a listing. Each tool converted is followed by a turn for other work (a call's answer, a health check), and
+   * the clients are told only when the tools offered changed.
+   */
+  async #applyTools(client: Client, listing: Listing): Promise<void> {
+    if (listing.key === this.#listingKey) return;
     const { name: server, logger } = this.#options;
+    const offers = new Map<string, Offer>();
     const tools = new Map<string, AnyTool>();
-    const skipped: string[] = [...listing.skipped];
-    let skippedCount = listing.skippedCount;
+    const skipped: string[] = [];
+    let skippedCount = 0;
+    const skip = (definition: McpToolDefinition, why: string) => {
+      skippedCount += 1;
+      if (skipped.length < MAX_NAMES_LOGGED) skipped.push(`${bounded(definition.name)} (${why})`);
+    };
     const renamed: string[] = [];
     let sharedWith: string | undefined;
-    for (const definition of listing.definitions) {
-      const tool = mcpTool({ server, definition, servers: this.#options.servers, call: (name, args, context, outputSchema) => this.callTool(name, args, context, outputSchema) });
+    for (const { definition, key } of listing.definitions) {
+      let offer = offers.get(key) ?? this.#offers.get(key);
+      if (offer === undefined) {
+        offer = this.#offer(definition);
+        // A schema's conversion holds the thread up to ~150 ms, a listing's seconds: other work runs between two.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.#client !== client) return;
+      }
+      offers.set(key, offer);
+      if ('problem' in offer) {
+        skip(definition, offer.problem);
+        continue;
+      }
+      const { tool } = offer;
       const other = sharedPrefixServer(server, mcpToolName(server, definition.name), this.#options.servers);
       if (other !== undefined) {
         sharedWith ??= other;
         if (renamed.length < MAX_NAMES_LOGGED) renamed.push(`${bounded(definition.name)} as ${tool.name}`);
       }
       if (tools.has(tool.name)) {
-        skippedCount += 1;
-        if (skipped.length < MAX_NAMES_LOGGED) skipped.push(`${bounded(definition.name)} (duplicate name)`);
+        skip(definition, 'duplicate name');
         continue;
       }
       tools.set(tool.name, tool);
     }
+    this.#listingKey = listing.key;
+    this.#offers = offers;
     if (sharedWith !== undefined) {
       logger.warn(`MCP server "${server}": its tools' names would also read as tools of the server "${sharedWith}", so they are offered with a hash: ${renamed.join(', ')}`);
     }
+    for (const line of listing.skipped) if (skipped.length < MAX_NAMES_LOGGED) skipped.push(line);
+    skippedCount += listing.skippedCount;
     if (skippedCount > 0 || listing.unread) {
       const more = skippedCount > skipped.length ? ` and ${skippedCount - skipped.length} more` : '';
       const unread = listing.unread ? '; the rest of its listing was not read' : '';
       logger.warn(`MCP server "${server}": left out ${skipped.join(', ')}${more}${unread}`);
     }
-    this.#tools = [...tools.values()];
+    const offered = [...tools.values()];
+    if (offered.length === this.#tools.length && offered.every((tool, index) => tool === this.#tools[index])) return;
+    this.#tools = offered;
     if (this.#state === 'ready') this.#options.onChange();
+  }
+
+  /** The tool `definition` offers, or why it cannot be offered: its schema converted (`inputSchemaProblem`, `mcpTool`). */
+  #offer(definition: McpToolDefinition): Offer {
+    const problem = unusable(definition);
+    if (problem !== undefined) return { problem };
+    const { name: server, servers } = this.#options;
+    return { tool: mcpTool({ server, definition, servers, call: (name, args, context, outputSchema) => this.callTool(name, args, context, outputSchema) }) };
   }
 
   /**
@@ -558,21 +643,58 @@ function unusable(definition: McpToolDefinition): string | undefined {
   return inputSchemaProblem(definition.inputSchema);
 }
 
-/** The listing being read for a client; a change the server announces meanwhile has it read again. */
+/** The listing being read for a client; a change the server announces meanwhile has it read again (`#onToolsChanged`). */
 interface Refreshing {
   client: Client;
   done: Promise<void>;
   /** When it and its reruns must have ended; Infinity for none but each listing's own. */
   deadline: number;
+  /** Whether the listing is waited for (the floor after the last), read (its pages asked for), or converted. */
+  phase: 'waiting' | 'reading' | 'converting';
+  /** Whether a change was announced while it was read: it is read again. */
+  again: boolean;
+  /** Whether one was announced once it was read: a refresh of its own follows. */
+  announcedAfter: boolean;
 }
 
-/** One listing of a server's tools: those to offer, and those left out (up to MAX_NAMES_LOGGED named, all counted). */
+/**
+ * One listing of a server's tools: those within the bounds, each with a digest of its JSON, and those past them (up to
+ * MAX_NAMES_LOGGED named, all counted).
+ */
 interface Listing {
-  definitions: McpToolDefinition[];
+  definitions: { definition: McpToolDefinition; key: string }[];
   skipped: string[];
   skippedCount: number;
   /** Whether pages were left unread once the server's tools reached a bound. */
   unread: boolean;
+  /** A digest of all of it: the same for a listing the same as the one before. */
+  key: string;
+}
+
+/**
+ * The schema of a page of the listing, which calls `onRead` once the last page has been answered. The SDK parses an
+ * answer as it arrives and hands a notification to its handler one microtask after it arrives: `onRead`, called one
+ * microtask after the answer, comes after the handler of a notification that arrived before the answer, and before
+ * that of one that arrived after it, however they were split into reads.
+ */
+function lastPageSeen(onRead: () => void) {
+  return ListToolsResultSchema.transform((page) => {
+    if (page.nextCursor === undefined) queueMicrotask(onRead);
+    return page;
+  });
+}
+
+/** What a listed tool was made into: the tool offered, or why it cannot be. */
+type Offer = { tool: AnyTool } | { problem: string };
+
+/**
+ * The least time, in ms, from the end of a listing that took `costMs` to the start of the next, once `early` listings
+ * in a row were asked for before the floor after the one before had passed: RELIST_COST_FACTOR times the listing's
+ * cost and at least MIN_RELIST_INTERVAL_MS, doubled for each of them up to MAX_RELIST_INTERVAL_MS.
+ */
+function relistFloor(costMs: number, early: number): number {
+  const least = Math.max(MIN_RELIST_INTERVAL_MS, RELIST_COST_FACTOR * costMs);
+  return Math.max(least, Math.min(MAX_RELIST_INTERVAL_MS, least * 2 ** early));
 }
 
 function safeEnvironment(): Record<string, string> {

@@ -153,12 +153,14 @@ describe('a server that, once ready, says its tools changed while each listing o
       const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
       const listings = async () => (await readFile(listLog, 'utf8')).split('\n').filter((line) => line !== '').length;
       await expect(tool('relist__start')?.execute({}, context())).resolves.toStrictEqual({ content: 'started' });
-      // The clock stands still while a listing is read: the next waits for the floor from its end, and the one it
-      // announced a change during starts only once the clock is there.
+      // The clock stands still while a listing is read: the next waits for the floor from its end (twice the one
+      // before, as each is asked for before that passed: mcp-relisting.test.ts), and the one it announced a change
+      // during starts only once the clock is there.
       for (let listed = 1; listed <= 4; listed++) {
-        await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + MIN_RELIST_INTERVAL_MS]), { timeout: 20_000 });
+        const floor = MIN_RELIST_INTERVAL_MS * 2 ** (listed - 1);
+        await vi.waitFor(() => expect(clock.pending()).toStrictEqual([clock.now() + floor]), { timeout: 20_000 });
         expect(await listings()).toBe(listed);
-        clock.advance(MIN_RELIST_INTERVAL_MS - 1);
+        clock.advance(floor - 1);
         expect(clock.pending()).toHaveLength(1);
         clock.advance(1);
       }

@@ -1,7 +1,7 @@
 import { grantsNeedExactArguments } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { argumentsSchema, flattenToolResult, inputSchemaProblem, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName, mcpToolOtherNames } from './mcp-tool';
+import { argumentsSchema, checkableSchema, flattenToolResult, inputSchemaProblem, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName, mcpToolOtherNames } from './mcp-tool';
 
 describe('mcpToolName', () => {
   test('prefixes the server name and keeps a clean tool name as it is', () => {
@@ -176,6 +176,26 @@ describe('argumentsSchema', () => {
     const checked = schema.safeParse({ x: 1, y: 'anything' });
     expect(checked.success).toBe(false);
     expect(checked.error?.issues[0]?.message).toBe('this tool cannot be called: its input schema refers to "https://schemas.example.test/x.json", which is not in it');
+  });
+});
+
+describe('checkableSchema', () => {
+  // Found in review: each listing of a server's tools parses their schemas into new objects, and each was converted
+  // again, the same or not: ~150 ms for one of 50 KB.
+  test('converts a schema parsed again from the same JSON once, and one whose JSON differs anew', () => {
+    const text = JSON.stringify({ type: 'object', properties: { path: { type: 'string', minLength: 1 } }, required: ['path'] });
+    const [first, again, other] = [text, text, text.replace('"minLength":1', '"minLength":2')].map((json) => JSON.parse(json) as unknown);
+    const checked = checkableSchema(first);
+    expect(checkableSchema(again)).toBe(checked);
+    expect(checkableSchema(other)).not.toBe(checked);
+    expect(checked?.safeParse({ path: 'a' }).success).toBe(true);
+    expect(checkableSchema(other)?.safeParse({ path: 'a' }).success).toBe(false);
+  });
+
+  test('converts a schema object that holds itself, which has no JSON, once', () => {
+    const schema: Record<string, unknown> = { type: 'object' };
+    schema.properties = { self: schema };
+    expect(checkableSchema(schema)).toBe(checkableSchema(schema));
   });
 });
 

@@ -102,14 +102,44 @@ export function checkableSchema(jsonSchema: unknown): z.ZodType | undefined {
 /** What `convertedSchema` made of each schema object: a tool's schema is read at its listing and again as it is offered. */
 const converted = new WeakMap<object, Converted>();
 
+/**
+ * The same for each schema still in use, by a digest of its JSON: a server's listing is parsed into new objects each
+ * time, and found in review, the same 50 KB schema listed again was converted again each time (~150 ms), as was each
+ * tool's of a listing whose tools shared one. Held weakly: a conversion took ~50 times its schema's text in memory
+ * (3 MB for 58 KB), and one that no tool offered or being offered holds is let go of.
+ */
+const convertedByText = new Map<string, WeakRef<Converted>>();
+const forgetText = new FinalizationRegistry<string>((key) => {
+  if (convertedByText.get(key)?.deref() === undefined) convertedByText.delete(key);
+});
+
 type Converted = { schema: z.ZodType } | { problem: string };
 
 function convertedSchema(jsonSchema: unknown): Converted {
-  const known = typeof jsonSchema === 'object' && jsonSchema !== null ? converted.get(jsonSchema) : undefined;
+  if (typeof jsonSchema !== 'object' || jsonSchema === null) return conversion(jsonSchema);
+  const known = converted.get(jsonSchema);
   if (known !== undefined) return known;
-  const result = conversion(jsonSchema);
-  if (typeof jsonSchema === 'object' && jsonSchema !== null) converted.set(jsonSchema, result);
+  const text = jsonText(jsonSchema);
+  const key = text === undefined ? undefined : createHash('sha256').update(text).digest('base64');
+  let result = key === undefined ? undefined : convertedByText.get(key)?.deref();
+  if (result === undefined) {
+    result = conversion(jsonSchema);
+    if (key !== undefined) {
+      convertedByText.set(key, new WeakRef(result));
+      forgetText.register(result, key);
+    }
+  }
+  converted.set(jsonSchema, result);
   return result;
+}
+
+/** `value` as JSON, or undefined where it has none (an object that holds itself, given by code rather than parsed). */
+function jsonText(value: object): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function conversion(jsonSchema: unknown): Converted {
