@@ -54,8 +54,8 @@ interface Abi {
   keyring: readonly number[];
   /** mount, umount2 (and the old umount where there is one) and pivot_root in that ABI. */
   mounts: readonly number[];
-  /** io_setup in that ABI. */
-  aioSetup: number;
+  /** io_setup in that ABI (x86-64's x32 calls give it a number of its own). */
+  aioSetup: readonly number[];
   modeCalls: readonly ModeCall[];
   openat2: number;
   /** Bits cleared from the call number before comparing: x32 calls are x86-64's with bit 30 set. */
@@ -72,7 +72,9 @@ const OPENAT2 = 437;
 
 const X86_64: Abi = {
   arch: 0xc000003e,
-  aioSetup: 206,
+  // 543: x32's io_setup (with bit 30, which `clear` takes off), a number of its own where the others are x86-64's;
+  // any x86-64 process may call through x32 where the kernel has it (syscall.x32=y).
+  aioSetup: [206, 543],
   keyring: [248, 249, 250],
   mounts: [165, 166, 155],
   // open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat
@@ -82,7 +84,7 @@ const X86_64: Abi = {
 };
 const I386: Abi = {
   arch: 0x40000003,
-  aioSetup: 245,
+  aioSetup: [245],
   keyring: [286, 287, 288],
   mounts: [21, 22, 52, 217],
   modeCalls: [{ nr: 5, mode: 2, flags: 1 }, { nr: 8, mode: 1 }, { nr: 15, mode: 1 }, { nr: 94, mode: 1 }, { nr: 14, mode: 1 }, { nr: 295, mode: 3, flags: 2 }, { nr: 297, mode: 2 }, { nr: 306, mode: 2 }, FCHMODAT2],
@@ -90,7 +92,7 @@ const I386: Abi = {
 };
 const AARCH64: Abi = {
   arch: 0xc00000b7,
-  aioSetup: 0,
+  aioSetup: [0],
   keyring: [217, 218, 219],
   mounts: [40, 39, 41],
   // mknodat, fchmod, fchmodat, openat (the generic ABI has no open, creat, chmod or mknod)
@@ -99,7 +101,7 @@ const AARCH64: Abi = {
 };
 const ARM: Abi = {
   arch: 0x40000028,
-  aioSetup: 243,
+  aioSetup: [243],
   keyring: [309, 310, 311],
   mounts: [21, 52, 218],
   modeCalls: [{ nr: 5, mode: 2, flags: 1 }, { nr: 8, mode: 1 }, { nr: 15, mode: 1 }, { nr: 94, mode: 1 }, { nr: 14, mode: 1 }, { nr: 322, mode: 3, flags: 2 }, { nr: 324, mode: 2 }, { nr: 333, mode: 2 }, FCHMODAT2],
@@ -138,7 +140,7 @@ function assemble(abis: readonly Abi[]): Buffer {
     const archCheck = program.push([BPF_JEQ_K, 0, 0, abi.arch]) - 1;
     program.push([BPF_LD_W_ABS, 0, 0, NR_OFFSET]);
     if (abi.clear !== undefined) program.push([BPF_AND_K, 0, 0, ~abi.clear >>> 0]);
-    for (const call of [...abi.keyring, ...IO_URING, abi.aioSetup, ...abi.mounts, ...NEW_MOUNT_API]) toDeny.push([program.push([BPF_JEQ_K, 0, 0, call]) - 1, 1]);
+    for (const call of [...abi.keyring, ...IO_URING, ...abi.aioSetup, ...abi.mounts, ...NEW_MOUNT_API]) toDeny.push([program.push([BPF_JEQ_K, 0, 0, call]) - 1, 1]);
     const openat2 = program.push([BPF_JEQ_K, 0, 0, abi.openat2]) - 1;
     const modeJumps = abi.modeCalls.map((call) => program.push([BPF_JEQ_K, 0, 0, call.nr]) - 1);
     program.push([BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW]);
