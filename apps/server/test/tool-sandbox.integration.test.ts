@@ -742,7 +742,9 @@ describe('the inotify instances and watches a sandboxed call can hold', () => {
         '            if libc.inotify_add_watch(fd, f"/tmp/{i}".encode(), 2) < 0: return',
         '            held += 1',
         'watch_all()',
-        'open("held", "w").write(f"{len(fds)} {held}")',
+        // Written whole under another name, then renamed: the test reads the file as soon as it is there.
+        'open("held.part", "w").write(f"{len(fds)} {held}")',
+        'os.rename("held.part", "held")',
         'while not os.path.exists("release"): time.sleep(0.05)',
         'print("held", len(fds), held)',
       ].join('\n');
@@ -798,7 +800,9 @@ describe('the inotify instances and watches sandboxed calls can hold at once', (
     '            if libc.inotify_add_watch(fd, f"/tmp/{i}".encode(), 2) < 0: return',
     '            held += 1',
     'watch_all()',
-    'open(f"held-{sys.argv[1]}", "w").write(f"{len(fds)} {held}")',
+    // Written whole under another name, then renamed: the test reads the file as soon as it is there.
+    'open(f"held-{sys.argv[1]}.part", "w").write(f"{len(fds)} {held}")',
+    'os.rename(f"held-{sys.argv[1]}.part", f"held-{sys.argv[1]}")',
     'while not os.path.exists("release"): time.sleep(0.05)',
   ].join('\n');
   const oneWatch = [
