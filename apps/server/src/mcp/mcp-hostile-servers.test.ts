@@ -360,6 +360,30 @@ describe('a Streamable HTTP server whose answer holds a message nesting deeper t
     expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
   });
 
+  // Found in review: the SDK drops a byte order mark from the start of an event stream, and its parser "ï»¿" (one read
+  // as Latin-1); the check read such a stream's first line as no data line, and the call failed with RangeError.
+  test.each([
+    ['a byte order mark', '\uFEFF'],
+    ['a byte order mark read as Latin-1', '\u00EF\u00BB\u00BF'],
+    ['both', '\uFEFF\u00EF\u00BB\u00BF'],
+  ])('in an event stream opening with %s fails the call saying why', async (_, lead) => {
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/call') return false;
+        const answer = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[],"structuredContent":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}}`;
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${lead}data: ${answer}\n\n`);
+        return true;
+      },
+    });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    const sized = mcp.tools().find((tool) => tool.name === 'remote__sized');
+    await expect(sized?.execute({ bytes: 1 }, context())).rejects.toThrow(new RegExp(`^the MCP server's answer was nested deeper than ${MAX_MCP_MESSAGE_DEPTH} levels$`));
+    expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
+  });
+
   test('on the server’s own stream restarts the connection, as after a crash', async () => {
     let gets = 0;
     let sendDeep: (() => void) | undefined;

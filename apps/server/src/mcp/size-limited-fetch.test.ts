@@ -1,5 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { serving } from './chunked-http-server';
 import { MCP_ANSWER_TOO_MANY_MESSAGES, MCP_MESSAGE_TOO_DEEP, MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
@@ -105,7 +107,162 @@ describe('sizeLimitedFetch', () => {
     await expect(readRefusing(SSE, [`${fine[0]}data: [[[`, '\ndata: [[]]]]]\n\n'], 4, 5)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP, refused: [`5: ${MCP_MESSAGE_TOO_DEEP}`] });
     await expect(readRefusing(SSE, ['data:[[[[[]]]]]\r\n'], 4, 5)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP, refused: [`5: ${MCP_MESSAGE_TOO_DEEP}`] });
   });
+
+  // Found in review: the SDK reads an event stream through TextDecoderStream, which drops a byte order mark at its
+  // start, and its parser drops one read as Latin-1 ("ï»¿") at the start of what it is given first; the check took
+  // the line after either for no field, and let 5,000 levels through.
+  test('reads the first line of an event stream as the SDK does, after a byte order mark, one read as Latin-1, or both, split anywhere', async () => {
+    const prefixes = [BOM, BOM_AS_LATIN_1, [...BOM, ...BOM_AS_LATIN_1]];
+    for (const prefix of prefixes) {
+      for (const levels of [4, 5]) {
+        const stream = [...prefix, ...utf8(`data:${'['.repeat(levels)}${']'.repeat(levels)}\n\n`)];
+        const expected = levels === 4 ? { text: stream.length } : { error: MCP_MESSAGE_TOO_DEEP };
+        for (let cut = 0; cut <= prefix.length + 5; cut++) {
+          const read = await readBytes('text/event-stream', 'POST', [stream.slice(0, cut), stream.slice(cut)], 4);
+          expect(read, `${prefix.join(' ')} cut at ${cut}`).toStrictEqual(expected);
+        }
+      }
+    }
+  });
+
+  // The SDK reads the body of each GET it makes (the server's own stream, a stream resumed) as an event stream,
+  // whatever type the server says it is: read as JSON, a quote in a comment hid the data lines after it.
+  test('reads the body of a GET as an event stream whatever its type, and of a POST by its type', async () => {
+    const stream = utf8(': "\n\ndata: [[[[[]]]]]\n\n');
+    for (const type of ['application/json', 'text/plain', undefined]) {
+      await expect(readBytes(type, 'GET', [stream], 4)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_DEEP });
+    }
+    await expect(readBytes('application/json', 'POST', [stream], 4)).resolves.toStrictEqual({ text: stream.length });
+  });
+
+  // Events made of the field lines the SDK's parser reads and of those it does not (another field's name, `data`
+  // spelt otherwise, a byte order mark past the start), with every line end, split anywhere, read by the SDK's own
+  // transport: no message it is handed nests deeper than the bound, and those within it are handed over.
+  test('hands the SDK no message nested deeper than the bound, however its event stream is written and split', async () => {
+    const random = seeded(20_261_206);
+    let refusals = 0;
+    const deepDelivered: string[] = [];
+    let fineDelivered = 0;
+    for (let round = 0; round < 400; round++) {
+      const bytes = randomEventStream(random);
+      const chunks: number[][] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const size = 1 + Math.floor(random() * Math.min(bytes.length, 24));
+        chunks.push(bytes.slice(at, at + size));
+        at += size;
+      }
+      const { messages, refused } = await readThroughSdk(chunks, 4);
+      refusals += refused ? 1 : 0;
+      for (const message of messages) {
+        if (depthOf(message) > 4) deepDelivered.push(Buffer.from(bytes).toString('latin1'));
+        else if ('method' in message) fineDelivered += 1;
+      }
+    }
+    expect(deepDelivered).toStrictEqual([]);
+    expect(refusals).toBeGreaterThan(50);
+    expect(fineDelivered).toBeGreaterThan(50);
+  });
 });
+
+const BOM = [0xef, 0xbb, 0xbf];
+const BOM_AS_LATIN_1 = [0xc3, 0xaf, 0xc2, 0xbb, 0xc2, 0xbf];
+
+function utf8(text: string): number[] {
+  return [...Buffer.from(text, 'utf8')];
+}
+
+/** A fetch answering each request with a body of `chunks`, each its own read, and `contentType`. */
+function bytesFetch(contentType: string | undefined, chunks: readonly (readonly number[])[]): FetchLike {
+  return () => {
+    const pending = chunks.map((chunk) => new Uint8Array(chunk));
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = pending.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(next);
+      },
+    });
+    return Promise.resolve(new Response(body, { headers: contentType === undefined ? {} : { 'content-type': contentType } }));
+  };
+}
+
+/** Reads `chunks` as the body of a `method` request through a fetch limited to `maxDepth`: its length in bytes, or its error. */
+async function readBytes(contentType: string | undefined, method: string, chunks: readonly (readonly number[])[], maxDepth: number) {
+  const limited = sizeLimitedFetch({ maxDepth, onRefused: () => undefined, fetch: bytesFetch(contentType, chunks) });
+  const response = await limited('http://127.0.0.1:9/', { method });
+  return response.arrayBuffer().then(
+    (value) => ({ text: value.byteLength }),
+    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+  );
+}
+
+/**
+ * Posts a request through the SDK's Streamable HTTP transport, answered with the event stream `chunks` and then an
+ * answer to it: the messages the SDK handed over, and whether the stream was refused first.
+ */
+async function readThroughSdk(chunks: readonly (readonly number[])[], maxDepth: number): Promise<{ messages: JSONRPCMessage[]; refused: boolean }> {
+  const end = utf8('\n\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
+  let refused = false;
+  const limited = sizeLimitedFetch({ maxDepth, onRefused: () => (refused = true), fetch: bytesFetch('text/event-stream', [...chunks, end]) });
+  const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), { fetch: limited });
+  const messages: JSONRPCMessage[] = [];
+  const done = new Promise<void>((resolve) => {
+    transport.onmessage = (message) => {
+      messages.push(message);
+      if ('id' in message && message.id === 1) resolve();
+    };
+    transport.onerror = () => {
+      if (refused) resolve();
+    };
+  });
+  await transport.start();
+  await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'deep' } });
+  await done;
+  await transport.close();
+  return { messages, refused };
+}
+
+/** Levels of arrays and objects `value` nests, itself the first. */
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+}
+
+/** A generator of numbers in [0, 1), the same ones for the same seed. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * An event stream of a few events, each a notification nested 3 to 6 levels written over one to three data lines,
+ * among lines the parser does not read as data (comments, other fields, `data` spelt otherwise) holding brackets and
+ * quotes, with any line ends, and what the stream may start with.
+ */
+function randomEventStream(random: () => number): number[] {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const starts = [[], [], BOM, BOM_AS_LATIN_1, [...BOM, ...BOM_AS_LATIN_1], [...BOM_AS_LATIN_1, ...BOM], [...BOM, ...BOM], BOM.slice(0, 2), BOM_AS_LATIN_1.slice(0, 4), utf8('\n'), utf8(': "\n')];
+  const ends = ['\n', '\r', '\r\n'];
+  const noise = [': [[[[[[', ': "', 'event: [[[[[[', 'retry: 5', 'Data: [[[[[[', ' data: [[[[[[', 'data [[[[[[', 'dat: [[[[[[', 'data', '\uFEFFdata: [[[[[[', '\u00ef\u00bb\u00bfdata: [[[[[['];
+  const bytes = [...pick(starts)];
+  for (let event = 0; event < 1 + Math.floor(random() * 3); event++) {
+    const levels = 1 + Math.floor(random() * 4);
+    const text = `{"jsonrpc":"2.0","method":"m","params":{"a":${'['.repeat(levels)}"[\\"{"${']'.repeat(levels)}}}`;
+    // Cut between the brackets, outside the string: joined with a line end, the data is the same JSON.
+    const cuts = [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => 40 + Math.floor(random() * levels)))].sort((a, b) => a - b);
+    const pieces = [0, ...cuts, text.length].slice(1).map((to, index, all) => text.slice(index === 0 ? 0 : all[index - 1], to));
+    const lines = pieces.map((piece) => `${pick(['data:', 'data: '])}${piece}`);
+    for (let extra = Math.floor(random() * 3); extra > 0; extra--) lines.splice(Math.floor(random() * (lines.length + 1)), 0, pick(noise));
+    for (const line of lines) bytes.push(...utf8(line + pick(ends)));
+    bytes.push(...utf8(pick(ends)));
+  }
+  return bytes;
+}
 
 /** Reads `chunks`, served with `headers`, through a fetch limited to `maxDepth` as the answer to request `id`: its length or error, and what was refused. */
 async function readRefusing(headers: OutgoingHttpHeaders, chunks: string[], maxDepth: number, id: number) {

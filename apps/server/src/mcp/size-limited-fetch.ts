@@ -97,7 +97,8 @@ export function sizeLimitedFetch(options: SizeLimitedFetchOptions): FetchLike {
       onRefused(requestIdsOf(init?.body), error);
       return error;
     };
-    const eventStream = mediaType(response.headers.get('content-type')) === 'text/event-stream';
+    // The SDK reads the body of each GET it makes as an event stream, whatever its type (see eventChecker).
+    const eventStream = (init?.method ?? 'GET').toUpperCase() === 'GET' || mediaType(response.headers.get('content-type')) === 'text/event-stream';
     const declared = Number(response.headers.get('content-length') ?? 0);
     let body: ReadableStream<Uint8Array>;
     if (!eventStream && declared > maxBytes) {
@@ -177,9 +178,25 @@ function jsonShapeChecker(maxMessages: number, maxDepth: number): (chunk: Uint8A
 const DATA_FIELD = [0x64, 0x61, 0x74, 0x61, 0x3a]; // "data:"
 
 /**
+ * What the SDK drops from the start of an event stream before its first line, in this order: TextDecoderStream a byte
+ * order mark, then its parser (eventsource-parser) the three characters of one read as Latin-1, "ï»¿" (which UTF-8
+ * writes in six bytes), if they open the text it is given first.
+ */
+const STREAM_LEADS = [
+  [0xef, 0xbb, 0xbf],
+  [0xc3, 0xaf, 0xc2, 0xbb, 0xc2, 0xbf],
+];
+
+/**
  * What is wrong with the event being read, `chunk` included: over `maxBytes` (the bytes since the last blank line,
  * which ends an event), or its data (the values of its `data:` lines, which the SDK parses as one message) nested
- * deeper than `maxDepth`. Lines end with CRLF, LF or CR, as the event stream format has them.
+ * deeper than `maxDepth`. Lines end with CRLF, LF or CR, and are read as the SDK's parser reads them: one is data
+ * when it starts with `data:`, in that case (a line `data` alone adds an empty line, nothing to count), and the first
+ * starts after what the stream may open with (STREAM_LEADS). Found in review: read from the first byte, a stream
+ * opening with a byte order mark had its first data line, nested 5,000 deep, taken for another field and read by the
+ * SDK. The parser drops "ï»¿" only when the text it is given first holds all three characters, which depends on how
+ * the stream was split: those bytes are passed over here always, so a line the parser reads as data is checked
+ * however the stream was split.
  */
 function eventChecker(maxBytes: number, maxDepth: number): (chunk: Uint8Array) => Refusal | undefined {
   let eventBytes = 0;
@@ -187,12 +204,35 @@ function eventChecker(maxBytes: number, maxDepth: number): (chunk: Uint8Array) =
   let afterCR = false;
   // Bytes of "data:" matched at the start of the line; DATA_FIELD.length in a data line's value; -1 in another line.
   let field = 0;
+  // The lead (of STREAM_LEADS) being matched at the stream's start, and the bytes of it matched; past them, the count.
+  let lead = 0;
+  let leadAt = 0;
+  /** Whether `byte` belongs to what the stream starts with (STREAM_LEADS), and is no part of its first line. */
+  const inLead = (byte: number): boolean => {
+    while (lead < STREAM_LEADS.length) {
+      const bytes = STREAM_LEADS[lead]!;
+      if (byte === bytes[leadAt]) {
+        leadAt += 1;
+        if (leadAt === bytes.length) {
+          lead += 1;
+          leadAt = 0;
+        }
+        return true;
+      }
+      // A lead begun and broken is dropped by neither: the line it opens is no field the parser knows. It is read on
+      // from here as a line of its own, which at worst checks a line the parser ignores.
+      lead = leadAt > 0 ? STREAM_LEADS.length : lead + 1;
+      leadAt = 0;
+    }
+    return false;
+  };
   const depth = new JsonDepth(maxDepth);
   return (chunk) => {
     // Where the part of a data line's value in this chunk starts, -1 for none.
     let dataFrom = -1;
     for (let index = 0; index < chunk.length; index += 1) {
-      const byte = chunk[index];
+      const byte = chunk[index]!;
+      if (lead < STREAM_LEADS.length && inLead(byte)) continue;
       if (byte === LF && afterCR) {
         afterCR = false;
         continue;
