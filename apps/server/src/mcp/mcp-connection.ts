@@ -12,6 +12,7 @@ import {
   ToolListChangedNotificationSchema,
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { AnsweredStreamsTransport } from './answered-streams-transport';
 import { BoundedRequestsTransport } from './bounded-requests-transport';
@@ -83,14 +84,16 @@ export const MAX_DEFINITION_CHARS_PER_SERVER = 4 * 1024 * 1024;
 export const MAX_LIST_PAGES = 50;
 /**
  * The least time, in ms, from the end of one listing of a server's tools to the start of the next: a server that said
- * they changed while each listing was read had them listed back to back for as long as it went on.
+ * they changed while each listing was read had them listed back to back for as long as it went on. At start-up, the
+ * listing read again for a change announced while the first was read waits this long, whatever the first cost.
  */
 export const MIN_RELIST_INTERVAL_MS = 1000;
 /**
- * The next listing of a server's tools waits at least this many times what the last one took, from its first request
- * to its tools offered (`relistFloor`), so that one server's listings hold at most a fifth of the thread: found in
- * review, reading and converting 4 MiB of tools took 3–5 s, and a server that kept saying they changed held it 80–95%
- * of the time behind a floor of 1 s.
+ * The next listing of a server's tools waits at least this many times the time the last one held the thread
+ * (`relistFloor`, `ThreadTime`), so that one server's listings hold at most about a fifth of it: found in review,
+ * reading and converting 4 MiB of tools took 3–5 s, and a server that kept saying they changed held it 80–95% of the
+ * time behind a floor of 1 s. The time waited for the server's answers is not counted: counted, a server whose listing
+ * took 1.5 s to arrive and that said its tools changed once at start-up did not start within 6 s.
  */
 export const RELIST_COST_FACTOR = 4;
 /** The floor a server's listings double to, in ms, while it keeps asking for the next before the last floor has passed. */
@@ -121,7 +124,7 @@ export class McpConnection {
   #refreshing: Refreshing | undefined;
   /** When the last listing of the tools of this client ended (by the options' clock); undefined before the first. */
   #listedAt: number | undefined;
-  /** How long that listing took, from its first request to its tools offered, by the same clock. */
+  /** The time that listing held the thread (`ThreadTime`), by the same clock. */
   #listingCost = 0;
   /** The listings asked for in a row before the floor after the one before had passed: each doubles the next floor. */
   #askedEarly = 0;
@@ -418,31 +421,34 @@ export class McpConnection {
     this.#refreshing = refreshing;
     refreshing.done = (async () => {
       try {
-        let rerun = false;
+        // Whether this refresh reads the client's first listing: start-up's.
+        const first = this.#listedAt === undefined;
+        // The listings this refresh has read, each followed by the next for a change announced while it was read.
+        let read = 0;
         const { clock } = this.#options;
         do {
           refreshing.phase = 'waiting';
           refreshing.again = false;
           refreshing.announcedAfter = false;
-          await this.#afterFloor(rerun, refreshing.deadline);
+          await this.#afterFloor(read, first, refreshing.deadline);
           if (this.#client !== client) return;
           refreshing.phase = 'reading';
-          const started = clock.now();
+          const spent = new ThreadTime(clock);
           try {
-            const listing = await this.#listTools(client, refreshing.deadline, rerun, () => {
+            const listing = await this.#listTools(client, { until: refreshing.deadline, reread: read, spent }, () => {
               refreshing.phase = 'converting';
             });
             if (this.#client !== client) return;
             refreshing.phase = 'converting';
-            await this.#applyTools(client, listing);
+            await this.#applyTools(client, listing, spent);
           } finally {
             if (this.#client === client) {
               this.#listedAt = clock.now();
-              this.#listingCost = this.#listedAt - started;
+              this.#listingCost = spent.total;
             }
           }
           if (this.#client !== client) return;
-          rerun = true;
+          read += 1;
         } while (refreshing.again);
       } finally {
         if (this.#refreshing === refreshing) this.#refreshing = undefined;
@@ -454,20 +460,26 @@ export class McpConnection {
 
   /**
    * Resolves once the floor after the last listing of this connection has passed (`relistFloor`), or at `deadline` if
-   * sooner. A listing asked for before then (`again`: while the last one was read or waited for) doubles the floor
-   * after it; one asked for once the floor has passed starts at once, and the floors start again from the least.
+   * sooner, before the listing after the `read` ones of a refresh (`first` when they started with the client's first
+   * listing). A listing asked for before then (one read again for a change announced while the last was read, or one
+   * asked for while it was waited for) doubles the floor after it; one asked for once the floor has passed starts at
+   * once, and the floors start again from the least. At start-up, the first listing read again waits
+   * MIN_RELIST_INTERVAL_MS and doubles nothing: a server may well say its tools changed once as it starts, and the
+   * first listing's cost (its tools all converted) says nothing of what reading it again costs.
    */
-  async #afterFloor(again: boolean, deadline: number): Promise<void> {
+  async #afterFloor(read: number, first: boolean, deadline: number): Promise<void> {
     const listedAt = this.#listedAt;
     if (listedAt === undefined) return;
     const { clock } = this.#options;
+    const until = (at: number) => clockDelay(clock, Math.min(at - clock.now(), deadline - Date.now()));
+    if (first && read === 1) return until(listedAt + MIN_RELIST_INTERVAL_MS);
     const floor = relistFloor(this.#listingCost, this.#askedEarly);
-    if (!again && clock.now() >= listedAt + floor) {
+    if (read === 0 && clock.now() >= listedAt + floor) {
       this.#askedEarly = 0;
       return;
     }
     this.#askedEarly += 1;
-    await clockDelay(clock, Math.min(listedAt + floor - clock.now(), deadline - Date.now()));
+    await until(listedAt + floor);
   }
 
   /**
@@ -476,11 +488,12 @@ export class McpConnection {
    * MAX_TOOLS_PER_SERVER and MAX_DEFINITION_CHARS_PER_SERVER, whether it can be offered or not, and the listing stops
    * at either: what is kept and converted is bounded by them, not by what the server sends (found in review, tools
    * whose schemas were converted in full and then refused counted toward neither, and a page of 10 MiB held ~160 of
-   * them). Nothing is converted here (`#applyTools`). `until` ends it sooner (the refresh's own deadline); `again`
-   * says it is a rerun asked for by the server; `onRead` is called once its last page has been answered, in order
-   * with the notifications the server sent before and after that answer.
+   * them). Nothing is converted here (`#applyTools`). `until` ends it sooner (the refresh's own deadline); `reread`
+   * says how many listings before it the server said its tools changed while they were read; the time each page's
+   * check and digest hold the thread is added to `spent`. `onRead` is called once its last page has been answered,
+   * in order with the notifications the server sent before and after that answer.
    */
-  async #listTools(client: Client, until: number, again: boolean, onRead: () => void): Promise<Listing> {
+  async #listTools(client: Client, { until, reread, spent }: { until: number; reread: number; spent: ThreadTime }, onRead: () => void): Promise<Listing> {
     const { connectTimeoutMs } = this.#options;
     const deadline = Math.min(Date.now() + connectTimeoutMs, until);
     const listing: Listing = { definitions: [], skipped: [], skippedCount: 0, unread: false, key: '' };
@@ -490,12 +503,15 @@ export class McpConnection {
     let cursor: string | undefined;
     for (let page = 0; ; page += 1) {
       if (page === MAX_LIST_PAGES) throw new Error(`the server's tool listing went on past ${MAX_LIST_PAGES} pages`);
-      const tooSlow = `the server did not finish listing its tools within ${connectTimeoutMs / 1000} s${again ? ': it said they changed while each listing was read' : ''}`;
+      const tooSlow = `the server did not finish listing its tools within ${connectTimeoutMs / 1000} s${changedWhileRead(reread)}`;
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error(tooSlow);
-      const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, lastPageSeen(onRead), { timeout: remaining }).catch((error: unknown) => {
+      spent.pause();
+      const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, checkedPage(spent, onRead), { timeout: remaining }).catch((error: unknown) => {
         throw error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number) ? new Error(tooSlow) : error;
       });
+      // Counted from the page's check (`checkedPage`) on.
+      spent.resume();
       for (const definition of result.tools) {
         if (full === undefined && listing.definitions.length >= MAX_TOOLS_PER_SERVER) full = `past ${MAX_TOOLS_PER_SERVER} tools`;
         if (full === undefined) {
@@ -520,6 +536,7 @@ export class McpConnection {
       }
     }
     listing.key = digest.update(JSON.stringify([listing.skipped, listing.skippedCount, listing.unread])).digest('base64');
+    spent.pause();
     return listing;
   }
 
@@ -528,10 +545,19 @@ export class McpConnection {
    * converts nothing, and a tool listed the same as in the last one (its JSON the same) is offered as it was: found in
    * review, every listing converted every schema again, a server saying its unchanged tools changed cost 3–5 s of the
    * thread a listing. Each tool converted is followed by a turn for other work (a call's answer, a health check), and
-   * the clients are told only when the tools offered changed.
+   * the clients are told only when the tools offered changed. The time it holds the thread is added to `spent`.
    */
-  async #applyTools(client: Client, listing: Listing): Promise<void> {
+  async #applyTools(client: Client, listing: Listing, spent: ThreadTime): Promise<void> {
     if (listing.key === this.#listingKey) return;
+    spent.resume();
+    try {
+      await this.#offerTools(client, listing, spent);
+    } finally {
+      spent.pause();
+    }
+  }
+
+  async #offerTools(client: Client, listing: Listing, spent: ThreadTime): Promise<void> {
     const { name: server, logger } = this.#options;
     const offers = new Map<string, Offer>();
     const tools = new Map<string, AnyTool>();
@@ -548,7 +574,9 @@ export class McpConnection {
       if (offer === undefined) {
         offer = this.#offer(definition);
         // A schema's conversion holds the thread up to ~150 ms, a listing's seconds: other work runs between two.
+        spent.pause();
         await new Promise<void>((resolve) => setImmediate(resolve));
+        spent.resume();
         if (this.#client !== client) return;
       }
       offers.set(key, offer);
@@ -672,25 +700,73 @@ interface Listing {
 }
 
 /**
- * The schema of a page of the listing, which calls `onRead` once the last page has been answered. The SDK parses an
+ * The schema of a page of the listing, whose check is counted in `spent` (resumed from its start: the listing's code
+ * that reads the page pauses it), and which calls `onRead` once the last page has been answered. The SDK parses an
  * answer as it arrives and hands a notification to its handler one microtask after it arrives: `onRead`, called one
  * microtask after the answer, comes after the handler of a notification that arrived before the answer, and before
  * that of one that arrived after it, however they were split into reads.
  */
-function lastPageSeen(onRead: () => void) {
-  return ListToolsResultSchema.transform((page) => {
+function checkedPage(spent: ThreadTime, onRead: () => void) {
+  const checked = ListToolsResultSchema.transform((page) => {
     if (page.nextCursor === undefined) queueMicrotask(onRead);
     return page;
   });
+  return z
+    .unknown()
+    .transform((page) => {
+      spent.resume();
+      return page;
+    })
+    .pipe(checked);
+}
+
+/**
+ * The time a listing holds the thread, by the connection's clock: the sections it runs between its waits (for the
+ * server's answers, for the turns it gives other work between conversions), added up. The transport's parse of each
+ * answer, which comes before the page's check in the same turn, is not seen here: that is paid for each byte the
+ * server sends, which it may as well send unasked. What the floor bounds is the work a notification of a few bytes
+ * has Airlock do: read, check and digest the listing, and convert what changed.
+ */
+class ThreadTime {
+  readonly #clock: McpClock;
+  #total = 0;
+  #since: number | undefined;
+
+  constructor(clock: McpClock) {
+    this.#clock = clock;
+  }
+
+  /** The time counted, the section running included. */
+  get total(): number {
+    return this.#total + (this.#since === undefined ? 0 : this.#clock.now() - this.#since);
+  }
+
+  /** The thread is the listing's from now, unless it already was. */
+  resume(): void {
+    this.#since ??= this.#clock.now();
+  }
+
+  /** The listing waits from now. */
+  pause(): void {
+    if (this.#since === undefined) return;
+    this.#total += this.#clock.now() - this.#since;
+    this.#since = undefined;
+  }
+}
+
+/** What the error for a listing not finished in time adds, when the server said its tools changed while `reread` listings before it were read. */
+function changedWhileRead(reread: number): string {
+  if (reread === 0) return '';
+  return reread === 1 ? ': it said they changed while the listing before was read' : ': it said they changed while each listing was read';
 }
 
 /** What a listed tool was made into: the tool offered, or why it cannot be. */
 type Offer = { tool: AnyTool } | { problem: string };
 
 /**
- * The least time, in ms, from the end of a listing that took `costMs` to the start of the next, once `early` listings
- * in a row were asked for before the floor after the one before had passed: RELIST_COST_FACTOR times the listing's
- * cost and at least MIN_RELIST_INTERVAL_MS, doubled for each of them up to MAX_RELIST_INTERVAL_MS.
+ * The least time, in ms, from the end of a listing that held the thread `costMs` to the start of the next, once
+ * `early` listings in a row were asked for before the floor after the one before had passed: RELIST_COST_FACTOR times
+ * the listing's cost and at least MIN_RELIST_INTERVAL_MS, doubled for each of them up to MAX_RELIST_INTERVAL_MS.
  */
 function relistFloor(costMs: number, early: number): number {
   const least = Math.max(MIN_RELIST_INTERVAL_MS, RELIST_COST_FACTOR * costMs);
