@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { homedir, hostname, userInfo } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { changeableByOthers, type ChangeableByOthers } from './changeable-by-others';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './models/model-time-limits';
 import { sharedInstallationFile } from './shared-installation-file';
 import { shellQuoted } from './shell-quoted';
@@ -324,7 +325,7 @@ export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string = process.cwd(),
   installation: string = INSTALLATION,
-  accountHome: string | undefined = ACCOUNT_HOME,
+  accountHome: string | null = ACCOUNT_HOME,
 ): AirlockConfig {
   const flags = parseFlags(argv);
   const sources: Partial<Record<ConfigFlag, string>> = {};
@@ -348,13 +349,21 @@ export function loadConfig(
     throw new ConfigError(source, `"${host}" is not a loopback address; binding it exposes a shell to the network, so it needs --allow-remote or AIRLOCK_ALLOW_REMOTE=1`);
   }
 
-  const tokenFile = secretFile(pick('token-file', 'AIRLOCK_TOKEN_FILE'), fromEnv(env, 'AIRLOCK_TOKEN'), { cwd, ownerOnly: true });
-  const apiKeyFile = secretFile(pick('api-key-file', 'AIRLOCK_API_KEY_FILE'), fromEnv(env, 'AIRLOCK_API_KEY'), { cwd, ownerOnly: false });
+  const tokenFile = secretFile(pick('token-file', 'AIRLOCK_TOKEN_FILE'), fromEnv(env, 'AIRLOCK_TOKEN'), {
+    cwd,
+    ownerOnly: true,
+    changedBy: 'set a token they know, with which they run commands through Airlock as you',
+  });
+  const apiKeyFile = secretFile(pick('api-key-file', 'AIRLOCK_API_KEY_FILE'), fromEnv(env, 'AIRLOCK_API_KEY'), {
+    cwd,
+    ownerOnly: false,
+    changedBy: 'put in a key of their own, under which the model server keeps your chats',
+  });
   const givenToken = validate(tokenSchema, tokenFile?.secret ?? fromEnv(env, 'AIRLOCK_TOKEN'));
   const token = givenToken ?? randomBytes(32).toString('base64url');
 
   const workspaceInput = pick('workspace', 'AIRLOCK_WORKSPACE');
-  const workspace = workspaceInput === undefined ? defaultWorkspace(env, cwd, installation) : directory(workspaceInput, cwd);
+  const workspace = workspaceInput === undefined ? defaultWorkspace(env, cwd, installation, accountHome) : directory(workspaceInput, cwd);
   const overlap = installationOverlap(workspace, installation);
   if (overlap !== null) {
     throw new ConfigError(
@@ -365,7 +374,7 @@ export function loadConfig(
   const shared = sharedFolderOverlap(workspace, serverTempFolder(env));
   if (shared !== undefined) throw new ConfigError(workspaceInput?.source ?? 'the workspace', shared);
   // The account's home too, not only HOME: the shell at the next login reads the account's, whatever HOME says now.
-  const homes = [env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : undefined, accountHome].filter((home) => home !== undefined);
+  const homes = [env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : null, accountHome].filter((home) => home !== null);
   const workspaceWarning = homes.map((home) => homeFolderWarning(workspace, home)).find((warning) => warning !== undefined);
   const allowHomeWorkspace = flags['allow-home-workspace'] === true || (validate(switchSchema, fromEnv(env, 'AIRLOCK_ALLOW_HOME_WORKSPACE')) ?? false);
   if (workspaceWarning !== undefined && !allowHomeWorkspace) {
@@ -375,7 +384,7 @@ export function loadConfig(
   const sharedFile = sharedInstallationFile(workspace, installation);
   if (sharedFile !== undefined) throw new ConfigError(workspaceInput?.source ?? 'the workspace', sharedFile);
   const dataDirInput = pick('data-dir', 'AIRLOCK_DATA_DIR');
-  const dataDir = dataDirectory(dataDirInput, env, cwd);
+  const dataDir = dataDirectory(dataDirInput, env, cwd, accountHome);
   // The tools hide a data folder inside the workspace, not one that is the workspace (nor can the sandbox mask it).
   if (realpathOr(dataDir) === workspace) {
     const [source, shown, is] = dataDirInput === undefined ? [workspaceInput?.source ?? 'the workspace', workspace, 'the data folder'] : [dataDirInput.source, dataDir, 'the workspace'];
@@ -435,6 +444,8 @@ function secretFile(
     cwd: string;
     /** Refuse a file that other users may read or change, as ssh refuses such a key: whoever reads the token has the shell. */
     ownerOnly: boolean;
+    /** What another user who may change the file, or replace it, could do with it: the end of the refusal's sentence. */
+    changedBy: string;
   },
 ): { path: string; secret: Sourced } | undefined {
   if (file === undefined) return undefined;
@@ -447,8 +458,25 @@ function secretFile(
   if (options.ownerOnly && (mode & 0o077) !== 0) {
     throw new ConfigError(file.source, `"${path}" is open to other users (mode ${mode.toString(8).padStart(4, '0')}); make it readable by you alone: chmod 600 ${shellQuoted(path)}`);
   }
+  // Owner-only is not enough: running as root, a file another user wrote with mode 0600 was taken, and they knew the token.
+  const changeable = changeableByOthers(path, info);
+  if (changeable !== undefined) throw new ConfigError(file.source, changeableProblem(path, changeable, options.changedBy));
   const text = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
   return { path, secret: { value: text, source: `${file.source} (${path})` } };
+}
+
+/** Why a secret file another user may change, or replace (see changeableByOthers), is refused; `changedBy` says what they could then do. */
+function changeableProblem(path: string, changeable: ChangeableByOthers, changedBy: string): string {
+  switch (changeable.kind) {
+    case 'owner':
+      return `"${path}" is owned by another user (user ${changeable.uid}, Airlock runs as ${changeable.ownUid}), who may change it and so ${changedBy}`;
+    case 'mode':
+      return `"${path}" may be changed by other users (mode ${changeable.mode}), who could then ${changedBy}: chmod go-w ${shellQuoted(path)}`;
+    case 'folder-owner':
+      return `"${path}" is in a folder of another user (${changeable.folder} is owned by user ${changeable.uid}), who could put a file of their own in its place, and so ${changedBy}`;
+    case 'folder-mode':
+      return `"${path}" is in a folder other users may change (${changeable.folder}, mode ${changeable.mode}), who could put a file of their own in its place, and so ${changedBy}: chmod go-w ${shellQuoted(changeable.folder)}`;
+  }
 }
 
 function capacityFrom(pick: (flag: ConfigFlag, variable: string) => Sourced | undefined): Capacity {
@@ -519,7 +547,7 @@ function databaseFrom(pick: (flag: ConfigFlag, variable: string) => Sourced | un
 const KERNEL_FOLDERS = ['/proc', '/sys'];
 
 /** The chats folder: as given (made absolute), or the XDG data folder; it is created when first used. */
-function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string, accountHome: string | null): string {
   if (given !== undefined) {
     if (given.value.includes('\0')) throw new ConfigError(given.source, 'must be a folder path');
     const path = givenPath(given, cwd);
@@ -535,8 +563,22 @@ function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, 
     return path;
   }
   const xdg = env.XDG_DATA_HOME;
-  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(env.HOME ?? homedir(), '.local', 'share');
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homeFolder(env, accountHome, 'give the data folder with --data-dir (AIRLOCK_DATA_DIR)'), '.local', 'share');
   return join(base, 'airlock');
+}
+
+/**
+ * HOME when it is a full path, else the account's home folder (the password database's), as the check of a workspace
+ * holding the home folder takes it. Set but empty (a blank in a service file, `env HOME=`), HOME put the data folder
+ * at `.local/share/airlock` under the folder Airlock was started from, where a start from anywhere else found none of
+ * its chats. `instead` says what to give when there is neither.
+ */
+function homeFolder(env: Readonly<Record<string, string | undefined>>, accountHome: string | null, instead: string): string {
+  const home = env.HOME;
+  if (home !== undefined && isAbsolute(home)) return home;
+  if (accountHome !== null) return accountHome;
+  const problem = home === undefined ? 'is not set' : home === '' ? 'is empty' : `is "${home}", not a full path`;
+  throw new ConfigError('HOME', `${problem}, and this account has no home folder: set HOME to a full path, or ${instead}`);
 }
 
 /** `path` or the nearest of its parents that exists; undefined when none can be seen. */
@@ -677,6 +719,23 @@ export function databaseReachWarning(config: Pick<AirlockConfig, 'database' | 't
   );
 }
 
+/**
+ * Said at start-up when the model server is reached over plain HTTP beyond this machine: every chat goes to it, with
+ * what the tools returned (file contents, command output), and the API key in each request's header. Null when the URL
+ * is https, or names this machine (a loopback address, localhost or a name under it), or none is given.
+ */
+export function plainHttpModelWarning(config: Pick<AirlockConfig, 'modelUrl' | 'apiKey'>): string | null {
+  if (config.modelUrl === undefined || !URL.canParse(config.modelUrl)) return null;
+  const url = new URL(config.modelUrl);
+  const host = url.hostname.toLowerCase();
+  if (url.protocol !== 'http:' || isLoopbackHost(host) || host.endsWith('.localhost')) return null;
+  const what = config.apiKey === undefined ? 'crosses the network unencrypted, for anyone on the way to read' : 'and the API key cross the network unencrypted, for anyone on the way to read, and the key to reuse';
+  return (
+    `Warning: the model server at ${url.origin} is reached over plain HTTP, beyond this machine: every chat (what you write, ` +
+    `what the tools return, the model’s answers) ${what}. Give an https:// model URL, or reach the model server through an SSH tunnel or a VPN.`
+  );
+}
+
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (bare === 'localhost' || bare === '::1') return true;
@@ -693,12 +752,12 @@ export const FALLBACK_WORKSPACE = 'airlock-workspace';
  * The folder the person started Airlock from (npm's INIT_CWD: `npm start` itself runs in the checkout), unless that
  * is Airlock's own folder or inside it; then ~/airlock-workspace, made owner-only if it is new.
  */
-function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd: string, installation: string): string {
+function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd: string, installation: string, accountHome: string | null): string {
   const initCwd = env.INIT_CWD;
   const startedFrom = initCwd !== undefined && isAbsolute(initCwd) ? initCwd : cwd;
   const started = directory({ value: startedFrom, source: initCwd === undefined ? 'the current directory' : 'INIT_CWD' }, cwd);
   if (installationOverlap(started, installation) === null) return started;
-  const fallback = join(env.HOME ?? homedir(), FALLBACK_WORKSPACE);
+  const fallback = join(homeFolder(env, accountHome, 'give a workspace with --workspace'), FALLBACK_WORKSPACE);
   try {
     mkdirSync(fallback, { recursive: true, mode: 0o700 });
   } catch (error) {
@@ -707,13 +766,13 @@ function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd
   return directory({ value: fallback, source: 'the workspace' }, cwd);
 }
 
-/** The home folder of the account the server runs as (the password database's), whatever HOME says; undefined when it has none. */
-const ACCOUNT_HOME = ((): string | undefined => {
+/** The home folder of the account the server runs as (the password database's), whatever HOME says; null when it has none. */
+const ACCOUNT_HOME = ((): string | null => {
   try {
     const { homedir: home } = userInfo();
-    return isAbsolute(home) ? home : undefined;
+    return isAbsolute(home) ? home : null;
   } catch {
-    return undefined;
+    return null;
   }
 })();
 

@@ -2,7 +2,7 @@ import { ChatService, MemoryStore, ToolSettingsService, type AirlockServices, ty
 import { ApprovalRegistry, ConcurrencyLimit, type AnyTool } from '@airlock/core';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, type AirlockConfig } from './config';
+import { ConfigError, plainHttpModelWarning, type AirlockConfig } from './config';
 import { logToConsole } from './console-line';
 import { loadMcpConfig, McpConfigError } from './mcp/mcp-config';
 import type { McpManager } from './mcp/mcp-manager';
@@ -98,6 +98,9 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     ...(options.env === undefined ? {} : { env: options.env }),
   });
 
+  // Before the model server is first asked anything: the model list is asked for with the key.
+  const plainHttp = plainHttpModelWarning(config);
+  if (plainHttp !== null) log(plainHttp);
   const resolved = await resolveChatModel({
     ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),
     ...(config.model === undefined ? {} : { model: config.model }),

@@ -1,5 +1,6 @@
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
 import { startOrExit } from './support/server-process';
@@ -62,6 +63,33 @@ describe('the data folder and the workspace', () => {
     await mkdir(ws);
     expect(loadConfig(['--workspace', ws, '--data-dir', join(ws, '.airlock-data')], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: join(ws, '.airlock-data') });
     expect(loadConfig(['--workspace', ws, '--data-dir', dir.path], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: dir.path });
+  });
+});
+
+describe('the default data folder and fallback workspace when HOME is set but empty, or relative', () => {
+  // Found in review: `HOME=` (a service file's blank, `env HOME=`) made the data folder `.local/share/airlock` under
+  // the folder Airlock was started from, and a start from elsewhere found none of its chats.
+  it('are in the account’s home folder, not under the start folder', async () => {
+    await using dir = await tempDir('airlock-data-folder-');
+    const account = join(dir.path, 'account');
+    const ws = join(dir.path, 'ws');
+    await mkdir(ws);
+    for (const home of ['', '.', 'relative/home']) {
+      expect(loadConfig(['--workspace', ws], { HOME: home }, dir.path, undefined, account).dataDir).toBe(join(account, '.local', 'share', 'airlock'));
+    }
+    // Started from Airlock's own folder, the workspace falls back to ~/airlock-workspace, made there too.
+    const checkout = fileURLToPath(new URL('../../..', import.meta.url));
+    expect(loadConfig(['--data-dir', join(dir.path, 'data')], { HOME: '' }, checkout, undefined, account).workspace).toBe(join(account, 'airlock-workspace'));
+  });
+
+  it('are refused naming HOME when the account has no home folder either', async () => {
+    await using dir = await tempDir('airlock-data-folder-');
+    const ws = join(dir.path, 'ws');
+    await mkdir(ws);
+    expect(problem(() => loadConfig(['--workspace', ws], { HOME: '' }, dir.path, undefined, null))).toBe(
+      'HOME: is empty, and this account has no home folder: set HOME to a full path, or give the data folder with --data-dir (AIRLOCK_DATA_DIR)',
+    );
+    expect(loadConfig(['--workspace', ws, '--data-dir', join(dir.path, 'data')], { HOME: '' }, dir.path, undefined, null).dataDir).toBe(join(dir.path, 'data'));
   });
 });
 

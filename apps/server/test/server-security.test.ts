@@ -4,7 +4,7 @@ import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmod, mkdir, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -726,6 +726,65 @@ describe('loadConfig', () => {
     await chmod(file, 0o640);
 
     expect(await problem(['--token-file', file])).toBe(`--token-file: "${file}" is open to other users (mode 0640); make it readable by you alone: chmod 600 '${file.replaceAll("'", "'\\''")}'`);
+  });
+
+  // Found in review: running as root, a token file another user wrote (mode 0600, so owner-only) was taken, and that
+  // user, who knew the token, ran commands through Airlock as root. Only root can give a file to another user.
+  it.runIf(process.getuid?.() === 0)('refuses a token or API key file of another user, or in a folder of another user, naming it and not its content', async () => {
+    await using dir = await tempDir('airlock-server-');
+    const file = join(dir.path, 'token');
+    await writeFile(file, `${TOKEN}\n`, { mode: 0o600 });
+    await chown(file, 65534, 65534);
+    const tokenProblem = await problem(['--token-file', file]);
+    expect(tokenProblem).toBe(
+      `--token-file: "${file}" is owned by another user (user 65534, Airlock runs as 0), who may change it and so set a token they know, with which they run commands through Airlock as you`,
+    );
+    expect(tokenProblem).not.toContain(TOKEN);
+    expect(await problem([], { AIRLOCK_TOKEN_FILE: file })).toMatch(/^AIRLOCK_TOKEN_FILE: .* is owned by another user \(user 65534, Airlock runs as 0\)/);
+    expect(await problem(['--api-key-file', file, '--model-url', 'http://127.0.0.1:9/v1'])).toBe(
+      `--api-key-file: "${file}" is owned by another user (user 65534, Airlock runs as 0), who may change it and so put in a key of their own, under which the model server keeps your chats`,
+    );
+
+    // The file is root's, its folder another user's: they may put a file of their own in its place.
+    const folder = join(dir.path, 'theirs');
+    await mkdir(folder, { mode: 0o755 });
+    await chown(folder, 65534, 65534);
+    const inTheirs = join(folder, 'token');
+    await writeFile(inTheirs, `${TOKEN}\n`, { mode: 0o600 });
+    expect(await problem(['--token-file', inTheirs])).toBe(
+      `--token-file: "${inTheirs}" is in a folder of another user (${folder} is owned by user 65534), who could put a file of their own in its place, and so set a token they know, with which they run commands through Airlock as you`,
+    );
+
+    // Root's own files are taken, as the server's own are.
+    await chown(file, 0, 0);
+    expect(loadConfig(['--token-file', file], {}, dir.path)).toMatchObject({ token: TOKEN, tokenFile: file });
+  });
+
+  it('refuses a token or API key file in a folder other users may change (no sticky bit), or an API key file they may change', async () => {
+    await using dir = await tempDir('airlock-server-');
+    const folder = join(dir.path, 'shared');
+    await mkdir(folder);
+    await chmod(folder, 0o777);
+    const file = join(folder, 'token');
+    await writeFile(file, `${TOKEN}\n`, { mode: 0o600 });
+    expect(await problem(['--token-file', file])).toBe(
+      `--token-file: "${file}" is in a folder other users may change (${folder}, mode 0777), who could put a file of their own in its place, and so set a token they know, with which they run commands through Airlock as you: chmod go-w ${folder}`,
+    );
+    expect(await problem(['--api-key-file', file, '--model-url', 'http://127.0.0.1:9/v1'])).toMatch(/^--api-key-file: .* is in a folder other users may change/);
+
+    // With the sticky bit (as /tmp), only a file's owner may replace it.
+    await chmod(folder, 0o1777);
+    expect(loadConfig(['--token-file', file], {}, dir.path)).toMatchObject({ token: TOKEN, tokenFile: file });
+
+    // An API key file may be read by others (it is not the shell's key), not changed by them.
+    const keyFile = join(dir.path, 'key');
+    await writeFile(keyFile, 'sk-test-key\n');
+    await chmod(keyFile, 0o664);
+    expect(await problem(['--api-key-file', keyFile, '--model-url', 'http://127.0.0.1:9/v1'])).toBe(
+      `--api-key-file: "${keyFile}" may be changed by other users (mode 0664), who could then put in a key of their own, under which the model server keeps your chats: chmod go-w ${keyFile}`,
+    );
+    await chmod(keyFile, 0o644);
+    expect(loadConfig(['--api-key-file', keyFile, '--model-url', 'http://127.0.0.1:9/v1'], {}, dir.path)).toMatchObject({ apiKey: 'sk-test-key', secretFiles: [keyFile] });
   });
 
   it('reads the limit on processes of a tool call, 1024 by default, and names a bad one', async () => {
