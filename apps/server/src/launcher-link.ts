@@ -1,6 +1,6 @@
 import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { ConfigError } from './config';
+import { ConfigError, type AirlockConfig } from './config';
 
 /** Names the fd the launcher keeps open to this server: secrets arrive on it, and it closes when the launcher dies. */
 export const LAUNCHER_FD_VARIABLE = 'AIRLOCK_LAUNCHER_FD';
@@ -116,6 +116,22 @@ export function environmentSecretWarnings(env: Readonly<Record<string, string | 
     );
   }
   return warnings;
+}
+
+/**
+ * What is said at start-up of each secret given as a flag: a database URL that holds a password. Unlike the
+ * environment, which only the same user reads, a command line is every local user's to read, the launcher's and the
+ * server's, for as long as they run.
+ */
+export function commandLineSecretWarnings(config: Pick<AirlockConfig, 'database' | 'sources'>): string[] {
+  const source = config.sources?.['database-url'];
+  if (config.database === undefined || source === undefined || !source.startsWith('--') || !holdsPassword(config.database.url)) return [];
+  return [
+    `Warning: the URL given with ${source} holds a password, and every user of this machine can read command lines ` +
+      '(ps, /proc/<pid>/cmdline): the launcher’s and the server’s show it for as long as they run. Leave the password out of the URL ' +
+      'and put it in ~/.pgpass (or the file PGPASSFILE names), readable only by you, which PostgreSQL clients read and the server ' +
+      'hides from sandboxed tools; or give the URL in AIRLOCK_DATABASE_URL, which other users cannot read.',
+  ];
 }
 
 function warning(name: string, instead: string): string {
