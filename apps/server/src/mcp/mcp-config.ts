@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
+import { changeableByOthers } from '../changeable-by-others';
 import { checkJsonText, describeJsonTextProblem } from '../check-json-text';
 import { shellQuoted } from '../shell-quoted';
 
@@ -213,20 +213,18 @@ function fromZod(source: string, error: z.ZodError, prefix: string[], server?: s
  * (its folder theirs, or writable by others without the sticky bit /tmp has), is refused, as ssh refuses such a key
  * file. Root's own are taken (/etc/airlock). Not checked where the system has no user ids.
  */
-async function refuseChangeableByOthers(path: string, name: string, info: Stats): Promise<void> {
-  const uid = process.getuid?.();
-  if (uid === undefined) return;
-  const mode = (stats: Stats) => (stats.mode & 0o7777).toString(8).padStart(4, '0');
-  const othersOwn = (stats: Stats) => stats.uid !== uid && stats.uid !== 0;
-  if (othersOwn(info)) throw new McpConfigError(name, '', `is owned by another user (user ${info.uid}, Airlock runs as ${uid}), who may change it and so choose the commands Airlock starts as you`);
-  if ((info.mode & 0o022) !== 0) {
-    throw new McpConfigError(name, '', `other users may change it (mode ${mode(info)}), and so choose the commands Airlock starts as you: chmod go-w ${shellQuoted(name)}`);
-  }
-  const folder = dirname(path);
-  const folderInfo = await stat(folder);
-  if (othersOwn(folderInfo)) throw new McpConfigError(name, '', `is in a folder of another user (${folder} is owned by user ${folderInfo.uid}), who may put a file of their own in its place`);
-  if ((folderInfo.mode & 0o022) !== 0 && (folderInfo.mode & 0o1000) === 0) {
-    throw new McpConfigError(name, '', `other users may change its folder ${folder} (mode ${mode(folderInfo)}), and so put a file of their own in its place: chmod go-w ${shellQuoted(folder)}`);
+function refuseChangeableByOthers(path: string, name: string, info: Stats): void {
+  const found = changeableByOthers(path, info);
+  if (found === undefined) return;
+  switch (found.kind) {
+    case 'owner':
+      throw new McpConfigError(name, '', `is owned by another user (user ${found.uid}, Airlock runs as ${found.ownUid}), who may change it and so choose the commands Airlock starts as you`);
+    case 'mode':
+      throw new McpConfigError(name, '', `other users may change it (mode ${found.mode}), and so choose the commands Airlock starts as you: chmod go-w ${shellQuoted(name)}`);
+    case 'folder-owner':
+      throw new McpConfigError(name, '', `is in a folder of another user (${found.folder} is owned by user ${found.uid}), who may put a file of their own in its place`);
+    case 'folder-mode':
+      throw new McpConfigError(name, '', `other users may change its folder ${found.folder} (mode ${found.mode}), and so put a file of their own in its place: chmod go-w ${shellQuoted(found.folder)}`);
   }
 }
 
@@ -240,7 +238,7 @@ export async function loadMcpConfig(path: string, name: string = path): Promise<
     const info = await stat(path);
     if (!info.isFile()) throw new McpConfigError(name, '', 'not a regular file');
     if (info.size > MAX_MCP_CONFIG_BYTES) throw new McpConfigError(name, '', `larger than ${MAX_MCP_CONFIG_BYTES} bytes`);
-    await refuseChangeableByOthers(path, name, info);
+    refuseChangeableByOthers(path, name, info);
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof McpConfigError) throw error;
